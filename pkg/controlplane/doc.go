@@ -1,0 +1,21 @@
+// Package controlplane runs a real, single-process Kubernetes control plane
+// for dra-scheduler's integration tests, benchmark tool and demo: embedded
+// etcd, kube-apiserver, the resourceclaim controller of
+// kube-controller-manager, and dra-scheduler itself started from a
+// KubeSchedulerConfiguration file exactly as the binary starts.
+//
+// Everything listens on 127.0.0.1 on ports picked at start-up and keeps its
+// state in a temporary directory, so several control planes can run one
+// after another (or side by side) in one process. Stop shuts the components
+// down in reverse order and removes the directory.
+//
+// Invariants:
+//   - Start either returns a running control plane or stops whatever it had
+//     started before returning the error.
+//   - The admin kubeconfig written to disk carries the apiserver's CA, TLS
+//     server name and loopback token, so any client (kubectl included) can
+//     use it while the control plane runs.
+//   - Nodes are not tainted not-ready on creation (TaintNodesByCondition
+//     admission is off) and pods need no ServiceAccount object (there is no
+//     token controller): tests create Nodes and Pods directly.
+package controlplane

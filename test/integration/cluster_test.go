@@ -1,0 +1,186 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+)
+
+// waitTimeout bounds every wait for the cluster to reach a state.
+const waitTimeout = 60 * time.Second
+
+// inTreeConfig is a dra-scheduler profile in which kube-scheduler's in-tree
+// DynamicResources plugin allocates devices (enabled by default).
+const inTreeConfig = `
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: dra-scheduler
+`
+
+// env is one test's cluster: a control plane, a namespace and a client.
+type env struct {
+	t      *testing.T
+	ctx    context.Context
+	cp     *controlplane.ControlPlane
+	client kubernetes.Interface
+	ns     string
+}
+
+// startCluster starts a control plane and dra-scheduler with
+// schedulerConfig, and creates the test's namespace.
+func startCluster(t *testing.T, schedulerConfig string) *env {
+	t.Helper()
+	ctx := t.Context()
+	start := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
+	}
+	t.Cleanup(cp.Stop)
+	path, err := cp.WriteSchedulerConfig("scheduler.yaml", []byte(schedulerConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cp.StartScheduler(ctx, path); err != nil {
+		t.Fatalf("start dra-scheduler: %v", err)
+	}
+	t.Logf("control plane and dra-scheduler ready in %v", time.Since(start).Round(time.Millisecond))
+
+	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test"}
+	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
+	return e
+}
+
+// create creates objects of the kinds tests use, failing the test on error.
+// Node status is written too, since creation drops it.
+func (e *env) create(objs ...any) {
+	e.t.Helper()
+	for _, obj := range objs {
+		var err error
+		switch o := obj.(type) {
+		case *v1.Namespace:
+			_, err = e.client.CoreV1().Namespaces().Create(e.ctx, o, metav1.CreateOptions{})
+		case *v1.Node:
+			var created *v1.Node
+			created, err = e.client.CoreV1().Nodes().Create(e.ctx, o, metav1.CreateOptions{})
+			if err == nil {
+				created.Status = o.Status
+				_, err = e.client.CoreV1().Nodes().UpdateStatus(e.ctx, created, metav1.UpdateOptions{})
+			}
+		case *v1.Pod:
+			_, err = e.client.CoreV1().Pods(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
+		case *resourceapi.DeviceClass:
+			_, err = e.client.ResourceV1().DeviceClasses().Create(e.ctx, o, metav1.CreateOptions{})
+		case *resourceapi.ResourceSlice:
+			_, err = e.client.ResourceV1().ResourceSlices().Create(e.ctx, o, metav1.CreateOptions{})
+		case *resourceapi.ResourceClaimTemplate:
+			_, err = e.client.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
+		case *resourceapi.ResourceClaim:
+			_, err = e.client.ResourceV1().ResourceClaims(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
+		default:
+			e.t.Fatalf("create: unsupported object %T", obj)
+		}
+		if err != nil {
+			e.t.Fatalf("create %T: %v", obj, err)
+		}
+	}
+}
+
+// waitFor polls until cond holds, failing the test with what after
+// waitTimeout. cond returns a description of the current state for that
+// message.
+func (e *env) waitFor(what string, cond func() (bool, string)) {
+	e.t.Helper()
+	var state string
+	err := wait.PollUntilContextTimeout(e.ctx, 100*time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
+		var ok bool
+		ok, state = cond()
+		return ok, nil
+	})
+	if err != nil {
+		e.t.Fatalf("waiting for %s: %v; last state: %s", what, err, state)
+	}
+}
+
+// pod fetches a pod of the test namespace.
+func (e *env) pod(name string) *v1.Pod {
+	e.t.Helper()
+	pod, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("get pod %s: %v", name, err)
+	}
+	return pod
+}
+
+// waitScheduled waits until the pod is bound and returns it.
+func (e *env) waitScheduled(name string) *v1.Pod {
+	e.t.Helper()
+	var pod *v1.Pod
+	e.waitFor("pod "+name+" to be scheduled", func() (bool, string) {
+		pod = e.pod(name)
+		return pod.Spec.NodeName != "", fmt.Sprintf("conditions %v", pod.Status.Conditions)
+	})
+	return pod
+}
+
+// generatedClaim returns the ResourceClaim the resourceclaim controller
+// created for the pod's claim podClaim, waiting for it to exist.
+func (e *env) generatedClaim(podName, podClaim string) *resourceapi.ResourceClaim {
+	e.t.Helper()
+	var claim *resourceapi.ResourceClaim
+	e.waitFor("claim "+podClaim+" of pod "+podName, func() (bool, string) {
+		pod := e.pod(podName)
+		for _, s := range pod.Status.ResourceClaimStatuses {
+			if s.Name == podClaim && s.ResourceClaimName != nil {
+				c, err := e.client.ResourceV1().ResourceClaims(e.ns).Get(e.ctx, *s.ResourceClaimName, metav1.GetOptions{})
+				if err != nil {
+					return false, err.Error()
+				}
+				claim = c
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("resourceClaimStatuses %v", pod.Status.ResourceClaimStatuses)
+	})
+	return claim
+}
+
+// schedulerEvents returns the events dra-scheduler reported about a pod.
+func (e *env) schedulerEvents(podName string) []eventsv1.Event {
+	e.t.Helper()
+	list, err := e.client.EventsV1().Events(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatalf("list events: %v", err)
+	}
+	var out []eventsv1.Event
+	for _, ev := range list.Items {
+		if ev.Regarding.Kind == "Pod" && ev.Regarding.Name == podName && ev.ReportingController == schedulerapp.Name {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// describeEvents renders events for failure messages.
+func describeEvents(events []eventsv1.Event) string {
+	var b strings.Builder
+	for _, ev := range events {
+		fmt.Fprintf(&b, "[%s %s: %s] ", ev.Type, ev.Reason, ev.Note)
+	}
+	return b.String()
+}

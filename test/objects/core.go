@@ -1,0 +1,80 @@
+package objects
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// NodeWrapper builds a Node.
+type NodeWrapper struct{ v1.Node }
+
+// MakeNode returns a Ready node with room for 110 pods, 8 CPUs and 32Gi.
+func MakeNode(name string) *NodeWrapper {
+	return &NodeWrapper{v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
+		Status: v1.NodeStatus{
+			Capacity:    resources("110", "8", "32Gi"),
+			Allocatable: resources("110", "8", "32Gi"),
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}}
+}
+
+func resources(pods, cpu, memory string) v1.ResourceList {
+	return v1.ResourceList{
+		v1.ResourcePods:   resource.MustParse(pods),
+		v1.ResourceCPU:    resource.MustParse(cpu),
+		v1.ResourceMemory: resource.MustParse(memory),
+	}
+}
+
+// Label sets a label.
+func (w *NodeWrapper) Label(key, value string) *NodeWrapper {
+	w.Labels[key] = value
+	return w
+}
+
+// Obj returns the node.
+func (w *NodeWrapper) Obj() *v1.Node { return &w.Node }
+
+// PodWrapper builds a Pod.
+type PodWrapper struct{ v1.Pod }
+
+// MakePod returns a pod with one pause container.
+func MakePod(name, namespace string) *PodWrapper {
+	return &PodWrapper{v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: v1.PodSpec{
+			Containers: []v1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}},
+			// Tests delete pods that no kubelet runs: do not wait for one.
+			TerminationGracePeriodSeconds: ptr.To[int64](0),
+		},
+	}}
+}
+
+// Scheduler sets spec.schedulerName.
+func (w *PodWrapper) Scheduler(name string) *PodWrapper {
+	w.Spec.SchedulerName = name
+	return w
+}
+
+// ClaimFromTemplate adds a pod claim generated from a ResourceClaimTemplate
+// and lets the first container use it.
+func (w *PodWrapper) ClaimFromTemplate(name, template string) *PodWrapper {
+	w.Spec.ResourceClaims = append(w.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimTemplateName: &template})
+	w.Spec.Containers[0].Resources.Claims = append(w.Spec.Containers[0].Resources.Claims, v1.ResourceClaim{Name: name})
+	return w
+}
+
+// Claim adds a pod claim that references an existing ResourceClaim and lets
+// the first container use it.
+func (w *PodWrapper) Claim(name, claim string) *PodWrapper {
+	w.Spec.ResourceClaims = append(w.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimName: &claim})
+	w.Spec.Containers[0].Resources.Claims = append(w.Spec.Containers[0].Resources.Claims, v1.ResourceClaim{Name: name})
+	return w
+}
+
+// Obj returns the pod.
+func (w *PodWrapper) Obj() *v1.Pod { return &w.Pod }
