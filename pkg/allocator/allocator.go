@@ -1,0 +1,98 @@
+package allocator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// Allocator allocates claims on one node at a time. It is safe for
+// concurrent use by several goroutines, each asking about another node.
+type Allocator struct {
+	features structured.Features
+	classes  structured.DeviceClassLister
+	inv      *inventory.Inventory
+	matcher  *Matcher
+	state    *allocatedState
+	policy   Policy
+
+	// counters caches each pool's available counters for the allocator's
+	// lifetime, as upstream does (§5.5).
+	countersMu sync.Mutex
+	counters   map[inventory.PoolID]counterSets
+
+	steps atomic.Int64
+}
+
+// NewAllocator builds an allocator over a private inventory of slices, with
+// the parameters and contract of upstream's structured.NewAllocator. It
+// never fails today; the error keeps the signature a drop-in.
+func NewAllocator(ctx context.Context,
+	features structured.Features,
+	allocatedState structured.AllocatedState,
+	classLister structured.DeviceClassLister,
+	slices []*resourceapi.ResourceSlice,
+	celCache *cel.Cache,
+) (*Allocator, error) {
+	inv := inventory.New()
+	for _, s := range slices {
+		inv.Set(s)
+	}
+	return New(features, allocatedState, classLister, inv, NewMatcher(celCache), FirstFit), nil
+}
+
+// New builds an allocator over a long-lived inventory and matcher. The
+// inventory must not change while the allocator is in use.
+func New(features structured.Features, allocatedState structured.AllocatedState, classLister structured.DeviceClassLister,
+	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
+	return &Allocator{
+		features: features,
+		classes:  classLister,
+		inv:      inv,
+		matcher:  matcher,
+		state:    newAllocatedState(inv, allocatedState),
+		policy:   policy,
+		counters: map[inventory.PoolID]counterSets{},
+	}
+}
+
+// Steps counts the search steps taken by all Allocate calls so far
+// (upstream's NumAllocateOneInvocations).
+func (a *Allocator) Steps() int64 { return a.steps.Load() }
+
+// Allocate finds devices for every claim on node. It returns one result per
+// claim (in claim order) when all fit, nil when they do not, and an error
+// for problems with the inputs; only errors wrapping
+// structured.ErrFailedAllocationOnNode are specific to this node.
+func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
+	logger := klog.FromContext(ctx)
+	pools, err := a.inv.Pools(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	if err != nil {
+		return nil, fmt.Errorf("gather pool information: %w", err)
+	}
+	c := newCall(ctx, a, node, claims, pools)
+	if err := c.prepare(); err != nil {
+		return nil, err
+	}
+	done, err := c.step(position{}, false, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !done {
+		if c.invalidPools {
+			return nil, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
+		}
+		logger.V(5).Info("Claims do not fit on node", "node", klog.KObj(node))
+		return nil, nil
+	}
+	return c.results()
+}

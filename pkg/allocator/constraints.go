@@ -1,0 +1,139 @@
+package allocator
+
+import (
+	"slices"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// constraint is a claim constraint tracked while devices are added and
+// removed, last in first out (§5.3).
+type constraint interface {
+	// add reports whether the device may join; it is recorded if so.
+	add(base, sub string, d *inventory.Device) bool
+	// remove forgets the device added last.
+	remove(base, sub string, d *inventory.Device)
+}
+
+// subjects is the request list of a constraint; empty means all requests.
+type subjects []string
+
+// covers reports whether a device for request base (subrequest sub) is
+// subject to the constraint.
+func (s subjects) covers(base, sub string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	if slices.Contains(s, base) {
+		return true
+	}
+	return sub != "" && slices.Contains(s, base+"/"+sub)
+}
+
+// lookupAttribute finds a fully qualified attribute on a device: by the
+// full name, or by the short name when the domain is the device's driver.
+func lookupAttribute(d *inventory.Device, name resourceapi.FullyQualifiedName) *resourceapi.DeviceAttribute {
+	if a, ok := d.Spec.Attributes[resourceapi.QualifiedName(name)]; ok {
+		return &a
+	}
+	domain, id, found := strings.Cut(string(name), "/")
+	if !found || domain != d.Driver {
+		return nil
+	}
+	if a, ok := d.Spec.Attributes[resourceapi.QualifiedName(id)]; ok {
+		return &a
+	}
+	return nil
+}
+
+// sameScalar reports whether a and b hold the same kind of scalar with the
+// same value. ok is false when a holds no scalar this allocator knows.
+func sameScalar(a, b *resourceapi.DeviceAttribute) (same, ok bool) {
+	switch {
+	case a.StringValue != nil:
+		return b.StringValue != nil && *a.StringValue == *b.StringValue, true
+	case a.IntValue != nil:
+		return b.IntValue != nil && *a.IntValue == *b.IntValue, true
+	case a.BoolValue != nil:
+		return b.BoolValue != nil && *a.BoolValue == *b.BoolValue, true
+	case a.VersionValue != nil:
+		return b.VersionValue != nil && *a.VersionValue == *b.VersionValue, true
+	}
+	return false, false
+}
+
+// matchConstraint: all subject devices share one attribute value. The
+// first device's value is remembered until the count drops to zero.
+type matchConstraint struct {
+	requests subjects
+	name     resourceapi.FullyQualifiedName
+	value    *resourceapi.DeviceAttribute
+	n        int
+}
+
+func newMatchConstraint(requests []string, name resourceapi.FullyQualifiedName) *matchConstraint {
+	return &matchConstraint{requests: requests, name: name}
+}
+
+func (m *matchConstraint) add(base, sub string, d *inventory.Device) bool {
+	if !m.requests.covers(base, sub) {
+		return true
+	}
+	attr := lookupAttribute(d, m.name)
+	if attr == nil {
+		return false
+	}
+	if m.n == 0 {
+		m.value, m.n = attr, 1
+		return true
+	}
+	if same, _ := sameScalar(attr, m.value); !same {
+		return false
+	}
+	m.n++
+	return true
+}
+
+func (m *matchConstraint) remove(base, sub string, _ *inventory.Device) {
+	if m.requests.covers(base, sub) {
+		m.n--
+	}
+}
+
+// distinctConstraint: no two subject devices share the attribute's value.
+type distinctConstraint struct {
+	requests subjects
+	name     resourceapi.FullyQualifiedName
+	values   []*resourceapi.DeviceAttribute
+}
+
+func newDistinctConstraint(requests []string, name resourceapi.FullyQualifiedName) *distinctConstraint {
+	return &distinctConstraint{requests: requests, name: name}
+}
+
+func (m *distinctConstraint) add(base, sub string, d *inventory.Device) bool {
+	if !m.requests.covers(base, sub) {
+		return true
+	}
+	attr := lookupAttribute(d, m.name)
+	if attr == nil {
+		return false
+	}
+	for _, v := range m.values {
+		same, ok := sameScalar(attr, v)
+		if !ok || same {
+			return false
+		}
+	}
+	m.values = append(m.values, attr)
+	return true
+}
+
+func (m *distinctConstraint) remove(base, sub string, _ *inventory.Device) {
+	if m.requests.covers(base, sub) {
+		m.values = m.values[:len(m.values)-1]
+	}
+}

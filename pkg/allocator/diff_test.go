@@ -1,0 +1,138 @@
+package allocator_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+func TestMain(m *testing.M) {
+	// Compare with the implementation Kubernetes 1.37 runs by default,
+	// whatever feature subset a case uses.
+	structured.EnableAllocators("incubating")
+	os.Exit(m.Run())
+}
+
+// defaultFeatures are the allocator features of Kubernetes 1.37 with
+// default feature gates.
+var defaultFeatures = structured.Features{
+	AdminAccess:            true,
+	PrioritizedList:        true,
+	PartitionableDevices:   true,
+	DeviceTaints:           true,
+	DeviceBindingAndStatus: true,
+	ConsumableCapacity:     true,
+}
+
+// classLister serves DeviceClasses from a slice.
+type classLister []*resourceapi.DeviceClass
+
+func (l classLister) List() ([]*resourceapi.DeviceClass, error) { return l, nil }
+
+func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
+	for _, c := range l {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
+}
+
+// diffCase is one set of inputs for both allocators.
+type diffCase struct {
+	features structured.Features
+	state    structured.AllocatedState
+	classes  classLister
+	slices   []*resourceapi.ResourceSlice
+	claims   []*resourceapi.ResourceClaim
+	nodes    []*v1.Node
+}
+
+// outcome is what one Allocate call returned, normalized for comparison.
+type outcome struct {
+	results []resourceapi.AllocationResult
+	err     error
+}
+
+func (o outcome) String() string {
+	if o.err != nil {
+		return fmt.Sprintf("error (node-local %v): %v", errors.Is(o.err, structured.ErrFailedAllocationOnNode), o.err)
+	}
+	if o.results == nil {
+		return "does not fit"
+	}
+	out, _ := yaml.Marshal(o.results)
+	return string(out)
+}
+
+// run allocates the case on every node with one allocator built by
+// newAlloc, as the scheduler does for one pod.
+func (tc diffCase) run(ctx context.Context, newAlloc func() (interface {
+	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
+}, error)) []outcome {
+	a, err := newAlloc()
+	if err != nil {
+		return []outcome{{err: err}}
+	}
+	var out []outcome
+	for _, node := range tc.nodes {
+		res, err := a.Allocate(ctx, node, tc.claims)
+		for i := range res {
+			for j := range res[i].Devices.Results {
+				if res[i].Devices.Results[j].ShareID != nil {
+					// Random per share: only its presence is comparable.
+					res[i].Devices.Results[j].ShareID = ptr.To(types.UID("share"))
+				}
+			}
+		}
+		out = append(out, outcome{results: res, err: err})
+	}
+	return out
+}
+
+// compare runs the case through upstream's allocator and ours and
+// describes every difference.
+func compare(ctx context.Context, tc diffCase) []string {
+	celCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: tc.features.ConsumableCapacity})
+	theirs := tc.run(ctx, func() (interface {
+		Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
+	}, error) {
+		return structured.NewAllocator(ctx, tc.features, tc.state, tc.classes, tc.slices, celCache)
+	})
+	ourCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: tc.features.ConsumableCapacity})
+	ours := tc.run(ctx, func() (interface {
+		Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
+	}, error) {
+		return allocator.NewAllocator(ctx, tc.features, tc.state, tc.classes, tc.slices, ourCache)
+	})
+	var diffs []string
+	for i := range theirs {
+		t, o := theirs[i], ours[i]
+		same := (t.err == nil) == (o.err == nil)
+		if same && t.err != nil {
+			same = t.err.Error() == o.err.Error() &&
+				errors.Is(t.err, structured.ErrFailedAllocationOnNode) == errors.Is(o.err, structured.ErrFailedAllocationOnNode)
+		}
+		if same && t.err == nil {
+			same = (t.results == nil) == (o.results == nil) && apiequality.Semantic.DeepEqual(t.results, o.results)
+		}
+		if !same {
+			diffs = append(diffs, fmt.Sprintf("node %s:\nupstream: %s\nours:     %s", tc.nodes[i].Name, t, o))
+		}
+	}
+	return diffs
+}

@@ -1,0 +1,165 @@
+package allocator
+
+import (
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+)
+
+// results turns the search's choices into AllocationResults (§6).
+func (c *call) results() ([]resourceapi.AllocationResult, error) {
+	out := make([]resourceapi.AllocationResult, len(c.claimStates))
+	for ci, cs := range c.claimStates {
+		res := &out[ci]
+		res.Devices.Results = make([]resourceapi.DeviceRequestAllocationResult, len(cs.results))
+		for i, dr := range cs.results {
+			d := dr.cand.dev
+			r := resourceapi.DeviceRequestAllocationResult{
+				Request:     dr.req.name(),
+				Driver:      d.Driver,
+				Pool:        d.Pool,
+				Device:      d.Name(),
+				Tolerations: dr.req.tolerations,
+				ShareID:     dr.shareID,
+			}
+			if dr.adminAccess {
+				r.AdminAccess = ptr.To(true)
+			}
+			if dr.consumed != nil {
+				r.ConsumedCapacity = make(map[resourceapi.QualifiedName]resource.Quantity, len(dr.consumed))
+				for k, v := range dr.consumed {
+					r.ConsumedCapacity[k] = v.DeepCopy()
+				}
+			}
+			if c.a.features.DeviceBindingAndStatus {
+				r.BindingConditions = d.Spec.BindingConditions
+				r.BindingFailureConditions = d.Spec.BindingFailureConditions
+			}
+			res.Devices.Results[i] = r
+		}
+		res.Devices.Config = c.config(cs)
+		sel, err := nodeSelector(cs.results, c.node.Name)
+		if err != nil {
+			return nil, fmt.Errorf("create NodeSelector for claim %s: %w", cs.obj.Name, err)
+		}
+		res.NodeSelector = sel
+	}
+	return out, nil
+}
+
+// chosen returns the request, or chosen subrequest, for request q.
+func (cs *claimState) chosen(q int) *request { return cs.requests[q][cs.selected[q]] }
+
+// config lists the class configurations of the classes used (grouped by
+// class, in order of first use), then the claim configurations that apply,
+// and drops the request list of entries that apply to every request (§6.2).
+func (c *call) config(cs *claimState) []resourceapi.DeviceAllocationConfiguration {
+	var out []resourceapi.DeviceAllocationConfiguration
+	type span struct{ start, end int }
+	byClass := map[string]span{}
+	for q := range cs.requests {
+		r := cs.chosen(q)
+		if sp, seen := byClass[r.class.Name]; seen {
+			for i := sp.start; i < sp.end; i++ {
+				out[i].Requests = append(out[i].Requests, r.name())
+			}
+			continue
+		}
+		start := len(out)
+		for _, cfg := range r.class.Spec.Config {
+			out = append(out, resourceapi.DeviceAllocationConfiguration{
+				Source:              resourceapi.AllocationConfigSourceClass,
+				Requests:            []string{r.name()},
+				DeviceConfiguration: cfg.DeviceConfiguration,
+			})
+		}
+		byClass[r.class.Name] = span{start, len(out)}
+	}
+	for _, cfg := range cs.obj.Spec.Devices.Config {
+		if len(cfg.Requests) == 0 || slices.ContainsFunc(cs.indexes(), func(q int) bool { return cs.named(cfg.Requests, q) }) {
+			out = append(out, resourceapi.DeviceAllocationConfiguration{
+				Source:              resourceapi.AllocationConfigSourceClaim,
+				Requests:            cfg.Requests,
+				DeviceConfiguration: cfg.DeviceConfiguration,
+			})
+		}
+	}
+	for i := range out {
+		if len(out[i].Requests) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(cs.indexes(), func(q int) bool { return !cs.named(out[i].Requests, q) }) {
+			out[i].Requests = nil
+		}
+	}
+	return out
+}
+
+// indexes lists the claim's request indexes.
+func (cs *claimState) indexes() []int {
+	out := make([]int, len(cs.requests))
+	for q := range out {
+		out[q] = q
+	}
+	return out
+}
+
+// named reports whether names names request q: by its own name or, for
+// firstAvailable, by "<request>/<chosen subrequest>".
+func (cs *claimState) named(names []string, q int) bool {
+	r := cs.chosen(q)
+	return slices.Contains(names, r.base) || (r.hasSubs && slices.Contains(names, r.name()))
+}
+
+// nodeSelector says where the claim's devices are available (§6.3): the
+// node itself if any device is node-local, else the merged label selectors
+// of the devices' slices, else nil.
+func nodeSelector(results []deviceResult, node string) (*v1.NodeSelector, error) {
+	var term v1.NodeSelectorTerm
+	for _, dr := range results {
+		d := dr.cand.dev
+		nodeName, sel := d.Slice.Obj.Spec.NodeName, d.Slice.Obj.Spec.NodeSelector
+		if d.Slice.PerDeviceNodeSelection() {
+			nodeName, sel = d.Spec.NodeName, d.Spec.NodeSelector
+		}
+		if nodeName != nil || ptr.Deref(d.Spec.BindsToNode, false) {
+			return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+				MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
+			}}}, nil
+		}
+		if sel == nil {
+			continue
+		}
+		switch len(sel.NodeSelectorTerms) {
+		case 0:
+		case 1:
+			term.MatchFields = mergeRequirements(term.MatchFields, sel.NodeSelectorTerms[0].MatchFields)
+			term.MatchExpressions = mergeRequirements(term.MatchExpressions, sel.NodeSelectorTerms[0].MatchExpressions)
+		default:
+			return nil, fmt.Errorf("unsupported ResourceSlice.NodeSelector with %d terms", len(sel.NodeSelectorTerms))
+		}
+	}
+	if len(term.MatchFields) == 0 && len(term.MatchExpressions) == 0 {
+		return nil, nil
+	}
+	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{term}}, nil
+}
+
+// mergeRequirements appends the requirements of from that to lacks, where a
+// requirement is the same if key, operator and the set of values are.
+func mergeRequirements(to, from []v1.NodeSelectorRequirement) []v1.NodeSelectorRequirement {
+	for _, req := range from {
+		values := sets.New(req.Values...)
+		if !slices.ContainsFunc(to, func(have v1.NodeSelectorRequirement) bool {
+			return have.Key == req.Key && have.Operator == req.Operator && sets.New(have.Values...).Equal(values)
+		}) {
+			to = append(to, req)
+		}
+	}
+	return to
+}

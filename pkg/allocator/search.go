@@ -1,0 +1,275 @@
+package allocator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+)
+
+// errMaxSize says that a claim would exceed the result size limit; it
+// makes the search try the next firstAvailable alternative and never
+// leaves Allocate (§5.1).
+var errMaxSize = errors.New("allocation result would exceed the maximum size")
+
+// position is where the search stands: claim, request, subrequest and the
+// number of devices already chosen for that (sub)request.
+type position struct{ claim, req, sub, dev int }
+
+// deviceResult is one chosen device.
+type deviceResult struct {
+	req         *request
+	cand        candidate
+	adminAccess bool
+	shareID     *types.UID
+	consumed    map[resourceapi.QualifiedName]resource.Quantity
+}
+
+// step is one step of the depth-first search (§5.1). start is the index
+// into c.cands from which the current request may pick its next device,
+// which makes the devices of one request an increasing combination.
+func (c *call) step(p position, inSub bool, start int) (bool, error) {
+	c.a.steps.Add(1)
+	if c.ctx.Err() != nil {
+		return false, fmt.Errorf("filter operation aborted: %w", context.Cause(c.ctx))
+	}
+	if p.claim >= len(c.claimStates) {
+		return true, nil
+	}
+	cs := c.claimStates[p.claim]
+	if p.req >= len(cs.requests) {
+		done, err := c.step(position{claim: p.claim + 1}, false, 0)
+		if errors.Is(err, errMaxSize) {
+			return false, nil
+		}
+		return done, err
+	}
+	alternatives := cs.requests[p.req]
+	r := alternatives[p.sub]
+
+	if !inSub && r.hasSubs {
+		allExceeded := true
+		for i := range alternatives {
+			q := p
+			q.sub = i
+			done, err := c.step(q, true, 0)
+			if errors.Is(err, errMaxSize) {
+				continue
+			}
+			allExceeded = false
+			if err != nil {
+				return false, err
+			}
+			if done {
+				cs.selected[p.req] = i
+				return true, nil
+			}
+		}
+		if allExceeded {
+			return false, errMaxSize
+		}
+		return false, nil
+	}
+
+	if r.mode == resourceapi.DeviceAllocationModeAll && len(r.allDevices) == 0 {
+		return false, nil
+	}
+	if p.dev >= r.numDevices {
+		return c.step(position{claim: p.claim, req: p.req + 1}, false, 0)
+	}
+	if r.numDevices-p.dev > resourceapi.AllocationResultsMaxSize-len(cs.results) {
+		return false, errMaxSize
+	}
+	next := p
+	next.dev++
+
+	if r.mode == resourceapi.DeviceAllocationModeAll {
+		ok, undo, err := c.tryDevice(p, r, r.allDevices[p.dev], true)
+		if err != nil || !ok {
+			return false, err
+		}
+		done, err := c.step(next, inSub, 0)
+		if err != nil || !done {
+			undo()
+			return false, err
+		}
+		return true, nil
+	}
+
+	for i := start; i < len(c.cands); i++ {
+		cand := c.cands[i]
+		d := cand.dev
+		if r.adminAccess {
+			if c.allocatingFor(d.Index, p.claim) {
+				continue
+			}
+		} else if c.inUse(d.Index) {
+			continue
+		}
+		ok, err := c.selectable(r, d)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		if c.a.features.ConsumableCapacity {
+			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
+			if err != nil {
+				return false, fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
+			}
+			if !fits {
+				continue
+			}
+		}
+		ok, undo, err := c.tryDevice(p, r, cand, false)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		done, err := c.step(next, inSub, i+1)
+		if err == nil && done {
+			return true, nil
+		}
+		undo()
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// inUse reports a device taken by a dedicated allocation, persisted or in
+// this call.
+func (c *call) inUse(i int) bool { return c.a.state.dedicated[i] || len(c.allocating[i]) > 0 }
+
+// allocatingFor reports whether claim ci takes device i in this call.
+func (c *call) allocatingFor(i, ci int) bool {
+	for _, x := range c.allocating[i] {
+		if x == ci {
+			return true
+		}
+	}
+	return false
+}
+
+// tryDevice checks and takes one device for the request at p, in
+// upstream's order (§5.2). must (All mode) turns a violated constraint into
+// an error. undo releases everything tryDevice took.
+func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (bool, func(), error) {
+	d := cand.dev
+	cs := c.claimStates[p.claim]
+	claimRef := klog.KObj(c.claims[p.claim])
+	multi := c.a.features.ConsumableCapacity && ptr.Deref(d.Spec.AllowMultipleAllocations, false)
+	if !multi && r.adminAccess && c.allocatingFor(d.Index, p.claim) {
+		return false, nil, nil
+	}
+	if !r.adminAccess && c.inUse(d.Index) {
+		return false, nil, nil
+	}
+	if !c.a.features.PartitionableDevices && len(d.Spec.ConsumesCounters) > 0 {
+		return false, nil, nil
+	}
+
+	var undos []func()
+	rollback := func() {
+		for i := len(undos) - 1; i >= 0; i-- {
+			undos[i]()
+		}
+	}
+	skipCounters := multi && c.capacityInUse(d.Index)
+	if !skipCounters && len(d.Spec.ConsumesCounters) > 0 {
+		if !c.reserveCounters(cand) {
+			return false, nil, nil
+		}
+		undos = append(undos, func() { c.releaseCounters(cand) })
+	}
+	if c.a.features.DeviceTaints && taintPrevents(d.Spec.Taints, r.tolerations) {
+		rollback()
+		return false, nil, nil
+	}
+	for i, con := range cs.constraints {
+		if !con.add(r.base, r.sub, d) {
+			rollback()
+			if must {
+				return false, nil, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", claimRef, r.shortName(), d.ID())
+			}
+			return false, nil, nil
+		}
+		undos = append(undos, func() { cs.constraints[i].remove(r.base, r.sub, d) })
+	}
+	if !multi {
+		c.allocating[d.Index] = append(c.allocating[d.Index], p.claim)
+		undos = append(undos, func() {
+			list := c.allocating[d.Index]
+			for j := len(list) - 1; j >= 0; j-- {
+				if list[j] == p.claim {
+					c.allocating[d.Index] = append(list[:j], list[j+1:]...)
+					break
+				}
+			}
+			if len(c.allocating[d.Index]) == 0 {
+				delete(c.allocating, d.Index)
+			}
+		})
+	}
+	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
+	if c.a.features.ConsumableCapacity {
+		fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
+		if err != nil {
+			rollback()
+			return false, nil, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", claimRef, r.shortName(), d.ID(), err)
+		}
+		if !fits {
+			rollback()
+			return false, nil, nil
+		}
+		if multi {
+			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange)
+			if err != nil {
+				rollback()
+				return false, nil, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", claimRef, r.shortName(), d.ID(), err)
+			}
+			id := uuid.NewUUID()
+			res.shareID = &id
+			if len(consumed) > 0 {
+				res.consumed = consumed
+			}
+			c.addShare(d.Index, consumed)
+			undos = append(undos, func() { c.removeShare(d.Index, consumed) })
+		}
+	}
+	cs.results = append(cs.results, res)
+	n := len(cs.results) - 1
+	undos = append(undos, func() { cs.results = cs.results[:n] })
+	return true, rollback, nil
+}
+
+// taintPrevents reports an untolerated NoSchedule or NoExecute taint.
+func taintPrevents(taints []resourceapi.DeviceTaint, tolerations []resourceapi.DeviceToleration) bool {
+	for _, taint := range taints {
+		if taint.Effect != resourceapi.DeviceTaintEffectNoSchedule && taint.Effect != resourceapi.DeviceTaintEffectNoExecute {
+			continue
+		}
+		tolerated := false
+		for _, t := range tolerations {
+			if resourceclaim.ToleratesTaint(t, taint) {
+				tolerated = true
+				break
+			}
+		}
+		if !tolerated {
+			return true
+		}
+	}
+	return false
+}

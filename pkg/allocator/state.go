@@ -1,0 +1,47 @@
+package allocator
+
+import (
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// allocatedState is structured.AllocatedState translated to device
+// indexes of one inventory. Devices the inventory does not know are
+// irrelevant: they cannot be candidates.
+type allocatedState struct {
+	// dedicated holds devices in AllocatedDevices.
+	dedicated map[int]bool
+	// shared holds devices with persisted shares: an AggregatedCapacity
+	// entry or an AllocatedSharedDeviceIDs entry.
+	shared map[int]bool
+	// aggregated is AggregatedCapacity by index.
+	aggregated map[int]structured.ConsumedCapacity
+}
+
+func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *allocatedState {
+	s := &allocatedState{dedicated: map[int]bool{}, shared: map[int]bool{}, aggregated: map[int]structured.ConsumedCapacity{}}
+	key := func(id structured.DeviceID) inventory.DeviceKey {
+		return inventory.DeviceKey{Driver: id.Driver.String(), Pool: id.Pool.String(), Device: id.Device.String()}
+	}
+	for id := range st.AllocatedDevices {
+		for _, d := range inv.Lookup(key(id)) {
+			s.dedicated[d.Index] = true
+		}
+	}
+	for id := range st.AllocatedSharedDeviceIDs {
+		for _, d := range inv.Lookup(key(id.GetDeviceID())) {
+			s.shared[d.Index] = true
+		}
+	}
+	for id, c := range st.AggregatedCapacity {
+		for _, d := range inv.Lookup(key(id)) {
+			s.shared[d.Index] = true
+			s.aggregated[d.Index] = c
+		}
+	}
+	return s
+}
+
+// isAllocated is upstream's IsDeviceAllocated: allocated in any way.
+func (s *allocatedState) isAllocated(i int) bool { return s.dedicated[i] || s.shared[i] }

@@ -1,0 +1,247 @@
+package inventory
+
+import (
+	"slices"
+
+	resourceapi "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+		"k8s.io/utils/ptr"
+)
+
+// PoolID names a resource pool.
+type PoolID struct{ Driver, Pool string }
+
+func (p PoolID) String() string { return p.Driver + "/" + p.Pool }
+
+// Device is one device of one slice.
+type Device struct {
+	// Index is the device's dense index, unique among current devices.
+	Index int
+	// Version changes whenever the device, its driver or its pool change;
+	// it is never reused.
+	Version uint64
+	// Driver and Pool come from the slice.
+	Driver, Pool string
+	// Spec is the device as published, owned by the slice object.
+	Spec *resourceapi.Device
+	// Slice is the slice the device belongs to.
+	Slice *Slice
+
+	// nodeSel is the device's own node selection (perDeviceNodeSelection).
+	nodeSel nodeSelection
+}
+
+// Name is the device's name within its pool.
+func (d *Device) Name() string { return d.Spec.Name }
+
+// ID renders driver/pool/device.
+func (d *Device) ID() string { return d.Driver + "/" + d.Pool + "/" + d.Spec.Name }
+
+// Slice is one ResourceSlice.
+type Slice struct {
+	// Obj is the slice as received; never modified.
+	Obj *resourceapi.ResourceSlice
+	// Devices are the slice's devices in slice order.
+	Devices []*Device
+	// seq orders slices by first arrival ("input order").
+	seq     uint64
+	nodeSel nodeSelection
+}
+
+// Name is the slice's object name.
+func (s *Slice) Name() string { return s.Obj.Name }
+
+// Pool returns the slice's pool ID.
+func (s *Slice) Pool() PoolID { return PoolID{s.Obj.Spec.Driver, s.Obj.Spec.Pool.Name} }
+
+// PerDeviceNodeSelection reports whether devices select their nodes.
+func (s *Slice) PerDeviceNodeSelection() bool {
+	return ptr.Deref(s.Obj.Spec.PerDeviceNodeSelection, false)
+}
+
+// Inventory holds all slices and their devices.
+type Inventory struct {
+	slices  map[string]*Slice
+	onNode  map[string]map[string]*Slice // node name -> slice name -> slice
+	shared  map[string]*Slice            // slices without spec.nodeName
+	byPool  map[PoolID]map[string]*Slice // every slice of a pool
+	byID    map[DeviceKey][]*Device      // devices by driver/pool/name
+	devices []*Device                    // by index; nil where free
+	free    []int
+	seq     uint64
+	version uint64
+	// generation changes with every Set or Remove that changes anything.
+	generation uint64
+	cache      poolCache
+}
+
+// New returns an empty inventory.
+func New() *Inventory {
+	return &Inventory{
+		slices: map[string]*Slice{},
+		onNode: map[string]map[string]*Slice{},
+		shared: map[string]*Slice{},
+		byPool: map[PoolID]map[string]*Slice{},
+		byID:   map[DeviceKey][]*Device{},
+	}
+}
+
+// DeviceKey identifies a device by driver, pool and name, as allocation
+// results and upstream's DeviceID do.
+type DeviceKey struct{ Driver, Pool, Device string }
+
+// Key returns the device's DeviceKey.
+func (d *Device) Key() DeviceKey { return DeviceKey{d.Driver, d.Pool, d.Spec.Name} }
+
+// Lookup returns every current device with that driver, pool and name: one
+// normally, more when slices disagree (another generation, duplicates).
+func (inv *Inventory) Lookup(key DeviceKey) []*Device { return inv.byID[key] }
+
+// Generation changes whenever the inventory changes.
+func (inv *Inventory) Generation() uint64 { return inv.generation }
+
+// NumIndexes is one more than the largest device index in use: the length
+// bit sets over device indexes need.
+func (inv *Inventory) NumIndexes() int { return len(inv.devices) }
+
+// Device returns the device with index i, or nil.
+func (inv *Inventory) Device(i int) *Device {
+	if i < 0 || i >= len(inv.devices) {
+		return nil
+	}
+	return inv.devices[i]
+}
+
+// NumDevices counts current devices.
+func (inv *Inventory) NumDevices() int { return len(inv.devices) - len(inv.free) }
+
+// NumSlices counts current slices.
+func (inv *Inventory) NumSlices() int { return len(inv.slices) }
+
+// NumPools counts pools with at least one slice.
+func (inv *Inventory) NumPools() int { return len(inv.byPool) }
+
+// Set adds a slice or replaces the slice with the same name. The object
+// must not be modified afterwards.
+func (inv *Inventory) Set(obj *resourceapi.ResourceSlice) {
+	old := inv.slices[obj.Name]
+	if old != nil && old.Obj == obj {
+		return
+	}
+	s := &Slice{Obj: obj, nodeSel: newNodeSelection(obj.Spec.NodeName, obj.Spec.AllNodes, obj.Spec.NodeSelector)}
+	if old != nil {
+		s.seq = old.seq
+		inv.unlink(old)
+	} else {
+		inv.seq++
+		s.seq = inv.seq
+	}
+
+	// Keep index and version of devices whose content is unchanged.
+	reuse := map[string]*Device{}
+	if old != nil && old.Obj.Spec.Driver == obj.Spec.Driver && old.Obj.Spec.Pool.Name == obj.Spec.Pool.Name {
+		for _, d := range old.Devices {
+			reuse[d.Spec.Name] = d
+		}
+	}
+	s.Devices = make([]*Device, len(obj.Spec.Devices))
+	for i := range obj.Spec.Devices {
+		spec := &obj.Spec.Devices[i]
+		d := reuse[spec.Name]
+		if d != nil && apiequality.Semantic.DeepEqual(d.Spec, spec) {
+			delete(reuse, spec.Name) // a duplicate name must not share it
+		} else {
+			d = &Device{Index: inv.allocIndex()}
+			inv.version++
+			d.Version = inv.version
+			inv.devices[d.Index] = d
+		}
+		d.Driver, d.Pool, d.Spec, d.Slice = obj.Spec.Driver, obj.Spec.Pool.Name, spec, s
+		d.nodeSel = newNodeSelection(spec.NodeName, spec.AllNodes, spec.NodeSelector)
+		s.Devices[i] = d
+	}
+	if old != nil {
+		for _, d := range old.Devices {
+			if !slices.Contains(s.Devices, d) {
+				inv.freeIndex(d.Index)
+			}
+		}
+	}
+	inv.link(s)
+	inv.generation++
+}
+
+// Remove deletes the slice with the given name, if present.
+func (inv *Inventory) Remove(name string) {
+	old := inv.slices[name]
+	if old == nil {
+		return
+	}
+	inv.unlink(old)
+	for _, d := range old.Devices {
+		inv.freeIndex(d.Index)
+	}
+	inv.generation++
+}
+
+func (inv *Inventory) link(s *Slice) {
+	inv.slices[s.Name()] = s
+	if node := ptr.Deref(s.Obj.Spec.NodeName, ""); node != "" {
+		m := inv.onNode[node]
+		if m == nil {
+			m = map[string]*Slice{}
+			inv.onNode[node] = m
+		}
+		m[s.Name()] = s
+	} else {
+		inv.shared[s.Name()] = s
+	}
+	p := inv.byPool[s.Pool()]
+	if p == nil {
+		p = map[string]*Slice{}
+		inv.byPool[s.Pool()] = p
+	}
+	p[s.Name()] = s
+	for _, d := range s.Devices {
+		inv.byID[d.Key()] = append(inv.byID[d.Key()], d)
+	}
+}
+
+func (inv *Inventory) unlink(s *Slice) {
+	delete(inv.slices, s.Name())
+	if node := ptr.Deref(s.Obj.Spec.NodeName, ""); node != "" {
+		delete(inv.onNode[node], s.Name())
+		if len(inv.onNode[node]) == 0 {
+			delete(inv.onNode, node)
+		}
+	} else {
+		delete(inv.shared, s.Name())
+	}
+	for _, d := range s.Devices {
+		k := d.Key()
+		inv.byID[k] = slices.DeleteFunc(inv.byID[k], func(o *Device) bool { return o == d })
+		if len(inv.byID[k]) == 0 {
+			delete(inv.byID, k)
+		}
+	}
+	delete(inv.byPool[s.Pool()], s.Name())
+	if len(inv.byPool[s.Pool()]) == 0 {
+		delete(inv.byPool, s.Pool())
+	}
+}
+
+func (inv *Inventory) allocIndex() int {
+	if n := len(inv.free); n > 0 {
+		i := inv.free[n-1]
+		inv.free = inv.free[:n-1]
+		return i
+	}
+	inv.devices = append(inv.devices, nil)
+	return len(inv.devices) - 1
+}
+
+func (inv *Inventory) freeIndex(i int) {
+	inv.devices[i] = nil
+	inv.free = append(inv.free, i)
+}
+

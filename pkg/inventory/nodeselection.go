@@ -1,0 +1,56 @@
+package inventory
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/utils/ptr"
+)
+
+// nodeSelection is a slice's or device's nodeName / allNodes / nodeSelector,
+// with the selector parsed once.
+type nodeSelection struct {
+	nodeName string
+	allNodes bool
+	raw      *v1.NodeSelector
+	selector *nodeaffinity.NodeSelector
+	parseErr error
+}
+
+func newNodeSelection(nodeName *string, allNodes *bool, sel *v1.NodeSelector) nodeSelection {
+	ns := nodeSelection{nodeName: ptr.Deref(nodeName, ""), allNodes: ptr.Deref(allNodes, false), raw: sel}
+	if sel != nil {
+		ns.selector, ns.parseErr = nodeaffinity.NewNodeSelector(sel)
+	}
+	return ns
+}
+
+// set reports whether any of the three fields selects nodes.
+func (ns *nodeSelection) set() bool {
+	return ns.nodeName != "" || ns.allNodes || ns.raw != nil
+}
+
+// matches reports whether node is selected: by name if a name is given,
+// else all nodes if allNodes, else by the selector; nothing set matches
+// nothing.
+func (ns *nodeSelection) matches(node *v1.Node) (bool, error) {
+	switch {
+	case ns.nodeName != "":
+		return node != nil && node.Name == ns.nodeName, nil
+	case ns.allNodes:
+		return true, nil
+	case ns.raw != nil:
+		if ns.parseErr != nil {
+			return false, fmt.Errorf("failed to parse node selector %s: %w", ns.raw.String(), ns.parseErr)
+		}
+		return ns.selector.Match(node), nil
+	}
+	return false, nil
+}
+
+// DeviceMatchesNode applies a device's own node selection (for slices with
+// perDeviceNodeSelection).
+func (d *Device) DeviceMatchesNode(node *v1.Node) (bool, error) {
+	return d.nodeSel.matches(node)
+}

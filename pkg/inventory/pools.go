@@ -1,0 +1,320 @@
+package inventory
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Pool is one resource pool as seen from one node.
+type Pool struct {
+	ID PoolID
+	// Incomplete pools lack slices of their current generation.
+	Incomplete bool
+	// Invalid pools are inconsistent; InvalidReason says how.
+	Invalid       bool
+	InvalidReason string
+	// Targeting are the node-relevant device slices, sorted by name; their
+	// devices, in this order, are the pool's candidates.
+	Targeting []*Slice
+	// NotTargeting are the pool's other device slices of the same
+	// generation; their allocated devices consume shared counters.
+	NotTargeting []*Slice
+	// CounterSets maps counter set names to their definitions.
+	CounterSets map[string]*resourceapi.CounterSet
+	// HasBindingConditions is set when a candidate device has binding
+	// conditions; such pools are searched last.
+	HasBindingConditions bool
+}
+
+// Devices calls f for every candidate device in search order until f
+// returns false.
+func (p *Pool) Devices(f func(*Device) bool) {
+	for _, s := range p.Targeting {
+		for _, d := range s.Devices {
+			if !f(d) {
+				return
+			}
+		}
+	}
+}
+
+// Options select the semantics of Pools.
+type Options struct {
+	// PartitionableDevices enables counter sets and per-device node
+	// selection; without it, slices using them are ignored.
+	PartitionableDevices bool
+}
+
+type poolCacheKey struct {
+	node string
+	opts Options
+}
+
+type poolCacheEntry struct {
+	generation uint64
+	labels     map[string]string // the node's labels the entry was built for
+	pools      []*Pool
+	err        error
+}
+
+// poolCache memoizes Pools per node until the inventory or the node's
+// labels change.
+type poolCache struct {
+	mu      sync.Mutex
+	entries map[poolCacheKey]*poolCacheEntry
+}
+
+// Pools returns the pools that node may allocate from, in search order. The
+// error reports an unparseable node selector.
+func (inv *Inventory) Pools(node *v1.Node, opts Options) ([]*Pool, error) {
+	key := poolCacheKey{node: node.Name, opts: opts}
+	inv.cache.mu.Lock()
+	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation && sameLabels(e.labels, node.Labels) {
+		inv.cache.mu.Unlock()
+		return e.pools, e.err
+	}
+	inv.cache.mu.Unlock()
+
+	pools, err := inv.gather(node, opts)
+
+	inv.cache.mu.Lock()
+	defer inv.cache.mu.Unlock()
+	if inv.cache.entries == nil {
+		inv.cache.entries = map[poolCacheKey]*poolCacheEntry{}
+	}
+	inv.cache.entries[key] = &poolCacheEntry{generation: inv.generation, labels: node.Labels, pools: pools, err: err}
+	return pools, err
+}
+
+// ForgetNode drops cached state of a node that is gone.
+func (inv *Inventory) ForgetNode(name string) {
+	inv.cache.mu.Lock()
+	defer inv.cache.mu.Unlock()
+	for key := range inv.cache.entries {
+		if key.node == name {
+			delete(inv.cache.entries, key)
+		}
+	}
+}
+
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// bySeq returns the slices of m in input order.
+func bySeq(m map[string]*Slice) []*Slice {
+	out := make([]*Slice, 0, len(m))
+	for _, s := range m {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *Slice) int { return cmp.Compare(a.seq, b.seq) })
+	return out
+}
+
+// gather implements upstream's pool gathering for one node.
+func (inv *Inventory) gather(node *v1.Node, opts Options) ([]*Pool, error) {
+	candidates := append(bySeq(inv.onNode[node.Name]), bySeq(inv.shared)...)
+	byPool := map[PoolID][]*Slice{}
+	var order []PoolID
+	for _, s := range candidates {
+		spec := &s.Obj.Spec
+		if !opts.PartitionableDevices && (spec.PerDeviceNodeSelection != nil || len(spec.SharedCounters) > 0) {
+			continue
+		}
+		if usesCompatibilityGroups(s) {
+			continue
+		}
+		relevant := false
+		switch {
+		case s.nodeSel.set():
+			match, err := s.nodeSel.matches(node)
+			if err != nil {
+				return nil, fmt.Errorf("failed to perform node selection for slice %s: %w", s.Name(), err)
+			}
+			relevant = match
+		case ptr.Deref(spec.PerDeviceNodeSelection, false):
+			for _, d := range s.Devices {
+				match, err := d.nodeSel.matches(node)
+				if err != nil {
+					return nil, fmt.Errorf("failed to perform node selection for device %s in slice %s: %w", d.Spec.String(), s.Name(), err)
+				}
+				if match {
+					relevant = true
+					break
+				}
+			}
+		default:
+			// Nothing known selects nodes: a future extension.
+			continue
+		}
+		if !relevant {
+			continue
+		}
+		id := s.Pool()
+		have, ok := byPool[id]
+		if !ok {
+			order = append(order, id)
+		}
+		switch {
+		case len(have) == 0:
+			byPool[id] = []*Slice{s}
+		case spec.Pool.Generation < have[0].Obj.Spec.Pool.Generation:
+			// Older than what we have: ignore.
+		case spec.Pool.Generation > have[0].Obj.Spec.Pool.Generation:
+			byPool[id] = []*Slice{s}
+		default:
+			byPool[id] = append(have, s)
+		}
+	}
+
+	var normal, withBinding []*Pool
+	for _, id := range order {
+		nodeSlices := byPool[id]
+		want := nodeSlices[0].Obj.Spec.Pool.ResourceSliceCount
+		var pool *Pool
+		if int64(len(nodeSlices)) == want {
+			pool = buildPool(id, nodeSlices, nil, opts)
+		} else {
+			obsolete, all := inv.slicesOfGeneration(id, nodeSlices[0].Obj.Spec.Pool.Generation)
+			if obsolete {
+				continue
+			}
+			all = slices.DeleteFunc(all, usesCompatibilityGroups)
+			if int64(len(all)) == want {
+				pool = buildPool(id, nodeSlices, all, opts)
+			} else {
+				pool = &Pool{ID: id, Incomplete: true}
+			}
+		}
+		if pool.HasBindingConditions {
+			withBinding = append(withBinding, pool)
+		} else {
+			normal = append(normal, pool)
+		}
+	}
+	sortPools(normal)
+	sortPools(withBinding)
+	return append(normal, withBinding...), nil
+}
+
+func sortPools(pools []*Pool) {
+	slices.SortFunc(pools, func(a, b *Pool) int {
+		return cmp.Or(cmp.Compare(a.ID.Driver, b.ID.Driver), cmp.Compare(a.ID.Pool, b.ID.Pool))
+	})
+}
+
+// slicesOfGeneration returns all slices of the pool with that generation,
+// in input order, or obsolete if some slice has a newer one.
+func (inv *Inventory) slicesOfGeneration(id PoolID, generation int64) (obsolete bool, out []*Slice) {
+	for _, s := range bySeq(inv.byPool[id]) {
+		switch g := s.Obj.Spec.Pool.Generation; {
+		case g == generation:
+			out = append(out, s)
+		case g > generation:
+			return true, nil
+		}
+	}
+	return false, out
+}
+
+func usesCompatibilityGroups(s *Slice) bool {
+	for i := range s.Obj.Spec.Devices {
+		for _, c := range s.Obj.Spec.Devices[i].ConsumesCounters {
+			if len(c.CompatibilityGroups) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// buildPool sorts and classifies a pool's slices and validates it.
+// allOfGeneration is nil when the node-relevant slices are complete.
+func buildPool(id PoolID, nodeSlices, allOfGeneration []*Slice, opts Options) *Pool {
+	nodeSlices = slices.Clone(nodeSlices)
+	slices.SortFunc(nodeSlices, func(a, b *Slice) int { return cmp.Compare(a.Name(), b.Name()) })
+	pool := &Pool{ID: id}
+	var counterSlices []*Slice
+	isCounterSlice := func(s *Slice) bool { return opts.PartitionableDevices && len(s.Obj.Spec.SharedCounters) > 0 }
+	for _, s := range nodeSlices {
+		if isCounterSlice(s) {
+			counterSlices = append(counterSlices, s)
+		} else {
+			pool.Targeting = append(pool.Targeting, s)
+		}
+	}
+	if len(nodeSlices) < len(allOfGeneration) {
+		for _, s := range allOfGeneration {
+			if slices.ContainsFunc(nodeSlices, func(n *Slice) bool { return n.Name() == s.Name() }) {
+				continue
+			}
+			if isCounterSlice(s) {
+				counterSlices = append(counterSlices, s)
+			} else {
+				pool.NotTargeting = append(pool.NotTargeting, s)
+			}
+		}
+	}
+
+	invalid := func(reason string) *Pool { return &Pool{ID: id, Invalid: true, InvalidReason: reason} }
+	names := map[string]bool{}
+	for _, s := range pool.Targeting {
+		for _, d := range s.Devices {
+			if names[d.Name()] {
+				return invalid(fmt.Sprintf("duplicate device name %s", d.Name()))
+			}
+			names[d.Name()] = true
+		}
+	}
+	if opts.PartitionableDevices {
+		pool.CounterSets = map[string]*resourceapi.CounterSet{}
+		for _, s := range counterSlices {
+			for i := range s.Obj.Spec.SharedCounters {
+				cs := &s.Obj.Spec.SharedCounters[i]
+				if _, dup := pool.CounterSets[cs.Name]; dup {
+					return invalid(fmt.Sprintf("duplicate counter set name %s", cs.Name))
+				}
+				pool.CounterSets[cs.Name] = cs
+			}
+		}
+		for _, group := range [][]*Slice{pool.Targeting, pool.NotTargeting} {
+			for _, s := range group {
+				for _, d := range s.Devices {
+					for _, c := range d.Spec.ConsumesCounters {
+						cs := pool.CounterSets[c.CounterSet]
+						if cs == nil {
+							return invalid(fmt.Sprintf("counter set %s not found", c.CounterSet))
+						}
+						for name := range c.Counters {
+							if _, ok := cs.Counters[name]; !ok {
+								return invalid(fmt.Sprintf("counter %s not found in counter set %s", name, cs.Name))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, s := range pool.Targeting {
+		for _, d := range s.Devices {
+			if d.Spec.BindingConditions != nil {
+				pool.HasBindingConditions = true
+			}
+		}
+	}
+	return pool
+}
