@@ -107,4 +107,3 @@ func (c *call) evaluate(sel resourceapi.DeviceSelector, d *inventory.Device, wra
 	}
 	return ok, nil
 }
-

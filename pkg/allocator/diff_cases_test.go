@@ -63,7 +63,7 @@ func TestSameAsUpstream(t *testing.T) {
 			classes: class,
 			slices:  []*resourceapi.ResourceSlice{gpus("node-a", "80Gi", "80Gi")},
 			claims:  []*resourceapi.ResourceClaim{claim("c", 1)},
-			state: structured.AllocatedState{AllocatedDevices: sets.New(structured.MakeDeviceID(drv, "node-a", "gpu-0"))},
+			state:   structured.AllocatedState{AllocatedDevices: sets.New(structured.MakeDeviceID(drv, "node-a", "gpu-0"))},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

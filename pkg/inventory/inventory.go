@@ -5,7 +5,7 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-		"k8s.io/utils/ptr"
+	"k8s.io/utils/ptr"
 )
 
 // PoolID names a resource pool.
@@ -244,4 +244,3 @@ func (inv *Inventory) freeIndex(i int) {
 	inv.devices[i] = nil
 	inv.free = append(inv.free, i)
 }
-
