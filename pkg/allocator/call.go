@@ -98,8 +98,8 @@ func (c *call) evaluate(sel resourceapi.DeviceSelector, d *inventory.Device, wra
 		return false, wrap(fmt.Errorf("CEL expression empty (unsupported selector type?)"), true)
 	}
 	e := c.a.matcher.expr(sel.CEL.Expression)
-	if e.compiled.Error != nil {
-		return false, wrap(e.compiled.Error, true)
+	if e.compileErr != nil {
+		return false, wrap(e.compileErr, true)
 	}
 	ok, err := c.a.matcher.match(c.ctx, e, d)
 	if err != nil {

@@ -2,10 +2,12 @@ package allocator
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"k8s.io/dynamic-resource-allocation/cel"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/celmatch"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -18,6 +20,9 @@ type Matcher struct {
 	mu    sync.Mutex
 	exprs map[string]*exprResults
 
+	actMu sync.RWMutex
+	acts  map[int]versionedActivation // by device index
+
 	// evaluations counts CEL evaluations; hits counts cached answers.
 	evaluations, hits counter
 }
@@ -28,11 +33,13 @@ func NewMatcher(cache *cel.Cache) *Matcher {
 	if cache == nil {
 		cache = cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	}
-	return &Matcher{cache: cache, exprs: map[string]*exprResults{}}
+	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, acts: map[int]versionedActivation{}}
 }
 
 type exprResults struct {
-	compiled cel.CompilationResult
+	sel *celmatch.Selector
+	// compileErr is upstream's compile error, if the expression has one.
+	compileErr error
 
 	mu      sync.RWMutex
 	results map[int]exprResult // by device index
@@ -51,10 +58,39 @@ func (m *Matcher) expr(expression string) *exprResults {
 	defer m.mu.Unlock()
 	e := m.exprs[expression]
 	if e == nil {
-		e = &exprResults{compiled: m.cache.GetOrCompile(expression), results: map[int]exprResult{}}
+		e = &exprResults{results: map[int]exprResult{}}
+		sel, err := celmatch.Compile(m.cache, expression)
+		var ce *celmatch.CompileError
+		switch {
+		case errors.As(err, &ce):
+			e.compileErr = ce.Err
+		case err != nil:
+			e.compileErr = err
+		}
+		e.sel = sel
 		m.exprs[expression] = e
 	}
 	return e
+}
+
+// activation returns the device's CEL input, built once per version.
+func (m *Matcher) activation(d *inventory.Device) *celmatch.Activation {
+	m.actMu.RLock()
+	a, ok := m.acts[d.Index]
+	m.actMu.RUnlock()
+	if ok && a.version == d.Version {
+		return a.act
+	}
+	act := celmatch.NewActivation(d.Driver, d.Spec)
+	m.actMu.Lock()
+	m.acts[d.Index] = versionedActivation{version: d.Version, act: act}
+	m.actMu.Unlock()
+	return act
+}
+
+type versionedActivation struct {
+	version uint64
+	act     *celmatch.Activation
 }
 
 // match evaluates one compiled expression on a device. The error is the
@@ -68,13 +104,12 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 		return r.match, r.err
 	}
 	m.evaluations.add(1)
-	match, _, err := e.compiled.DeviceMatches(ctx, cel.Device{
-		Driver:                   d.Driver,
-		AllowMultipleAllocations: d.Spec.AllowMultipleAllocations,
-		Attributes:               d.Spec.Attributes,
-		Capacity:                 d.Spec.Capacity,
-	})
+	match, err := e.sel.Matches(ctx, m.activation(d))
 	if err != nil {
+		var ee *celmatch.EvalError
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
 		err = cel.EnhanceRuntimeError(err)
 		if ctx.Err() != nil {
 			// Interrupted, not a property of the device: do not remember.

@@ -1,0 +1,68 @@
+// Package allocationcheck judges DRA allocation results (resource.k8s.io/v1,
+// Kubernetes 1.37) independently of any allocator.
+//
+// An allocator's tests hand Check the allocator's inputs — features, node,
+// ResourceSlices, DeviceClasses, claims and the already allocated state —
+// together with the AllocationResults the allocator returned, and Check
+// reports every way in which those results break the API's rules. It does not
+// search for an allocation, does not predict which of several valid
+// allocations an allocator picks and shares no code with an allocator: it
+// only verifies. Its rules come from the API documentation in
+// k8s.io/api/resource/v1 and from docs/design/upstream-allocator.md; where
+// upstream's allocator is more lenient or stricter than the API, the doc
+// comment of the check says which side the checker takes.
+//
+// # What is checked
+//
+// Each rule is one small function; every violation it finds is a *Violation
+// naming the rule (CheckID), the claim and, where known, the request and the
+// device:
+//
+//  1. CheckResultCount: one result per claim.
+//  2. CheckDevice: every allocated device exists in the highest generation of
+//     its pool, the pool is complete, the device's slice is not ignored under
+//     the enabled features and the slice (or the device, with
+//     perDeviceNodeSelection) is available on the node.
+//  3. CheckRequests: results name existing requests and subrequests, one
+//     subrequest per request; ExactCount gets exactly count devices, All gets
+//     exactly the devices on the node that match; every device matches the
+//     class and request selectors; a dedicated device appears once per claim;
+//     adminAccess is reported exactly when requested.
+//  4. CheckExclusive: a dedicated device is not given to two claims and is not
+//     allocated already (AllocatedState), unless with admin access.
+//  5. CheckConstraints: matchAttribute and distinctAttribute hold.
+//  6. CheckTaints: every NoSchedule/NoExecute taint is tolerated; results copy
+//     the request's tolerations.
+//  7. CheckCounters: shared counters of partitionable devices are not
+//     over-consumed.
+//  8. CheckCapacity: shares of multi-allocatable devices carry a shareID and a
+//     consumedCapacity that satisfies the request and the device's
+//     requestPolicy, and the device's capacity is not over-consumed.
+//  9. CheckBinding: binding conditions are copied from the device.
+//  10. CheckNodeSelector: the result's node selector matches the node, pins it
+//     when a device is node-local and implies every device's node selector.
+//  11. CheckConfig: class and claim configuration is passed on completely, in
+//     order, and only for the requests it applies to.
+//
+// # Invariants
+//
+//   - Check never modifies its inputs; results may alias input objects.
+//   - Check reports violations, it does not stop at the first one. Only a
+//     wrong number of results ends the check early, because results can then
+//     not be paired with claims.
+//   - A result entry whose device or request cannot be resolved is reported
+//     once, by CheckDevice or CheckRequests; checks that need the missing
+//     device or request skip the entry rather than repeat the report.
+//   - Valid allocations pass: every check accepts everything upstream's
+//     allocator (k8s.io/dynamic-resource-allocation/structured) returns for
+//     well-formed input. The tests run that allocator to show it. The
+//     deliberate exceptions concern pools that are being republished or are
+//     malformed and are documented at checkDevices.
+//   - Selectors are evaluated with k8s.io/dynamic-resource-allocation/cel, the
+//     library that defines the selector language; a selector that cannot be
+//     compiled or evaluated is a violation, since no allocator may allocate
+//     through it.
+//
+// Check is not meant for hot paths: it compiles CEL per call and evaluates
+// every selector against every device for All requests. It is meant for tests.
+package allocationcheck
