@@ -75,6 +75,7 @@ require (
 	github.com/spf13/pflag v1.0.10
 	go.etcd.io/etcd/server/v3 v3.7.0
 	go.uber.org/zap v1.27.1
+	gopkg.in/inf.v0 v0.9.1
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
@@ -194,7 +195,6 @@ require (
 	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
-	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
