@@ -172,7 +172,7 @@ func newChecker(ctx context.Context, in Input, results []resourceapi.AllocationR
 		in:       in,
 		features: in.Features,
 		node:     in.Node,
-		inv:      buildInventory(in.Slices),
+		inv:      buildInventory(in.Slices, in.Node, in.Features),
 		cel:      newSelectorEvaluator(ctx),
 		classes:  make(map[string]classLookup),
 	}

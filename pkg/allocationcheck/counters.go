@@ -13,7 +13,8 @@ import (
 //
 // Without PartitionableDevices, a device that consumes counters cannot be
 // allocated at all. With it, every counter set a newly allocated device
-// consumes from must exist (once) in the highest generation of its pool, and
+// consumes from must exist (once) in its pool as the node sees it (the
+// slices of the generation that counts for the node, see buildInventory), and
 // per (pool, counter set, counter) the consumption of
 //
 //   - every device the AllocatedState knows as allocated (dedicated, shared
@@ -88,6 +89,11 @@ func checkPoolCounters(c *checker, p *pool, users map[deviceID]counterUser, old 
 					errs = append(errs, u.cv.entryViolation(CheckCounters, u.e, "device consumes counter %s, which counter set %s of pool %s does not have", name, cc.CounterSet, p.id))
 					continue
 				}
+				if old.Has(id) {
+					// Another share of a device that already consumes
+					// its counters adds nothing.
+					continue
+				}
 				key := counterKey{cc.CounterSet, name}
 				touched[key] = append(touched[key], id)
 			}
@@ -96,8 +102,14 @@ func checkPoolCounters(c *checker, p *pool, users map[deviceID]counterUser, old 
 	// The consumption of old and new devices, each device once.
 	consumers := map[deviceID]*device{}
 	for id := range old {
-		if id.poolID() == p.id && len(c.inv.devices[id]) > 0 {
-			consumers[id] = c.inv.devices[id][0]
+		if id.poolID() != p.id {
+			continue
+		}
+		for _, d := range c.inv.devices[id] {
+			if d.inView {
+				consumers[id] = d
+				break
+			}
 		}
 	}
 	for id, u := range users {

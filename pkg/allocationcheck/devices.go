@@ -7,22 +7,22 @@ import (
 )
 
 // checkDevices verifies rule 2 for every result entry: the device is listed
-// in a slice of its (driver, pool) at the pool's highest generation, the pool
-// is complete, the slice is not one the enabled features make allocators
-// ignore, and the slice — or the device itself, with perDeviceNodeSelection —
-// is available on the node. A device listed more than once among the
-// listings available on the node is ambiguous and reported.
+// in a slice of its (driver, pool) at the generation of the pool that counts
+// for the node, the pool is usable on the node, the slice is not one the
+// enabled features make allocators ignore, and the slice — or the device
+// itself, with perDeviceNodeSelection — is available on the node. A device
+// listed more than once among the listings available on the node is
+// ambiguous and reported.
 //
-// Deliberately stricter than upstream in two corner cases of pools that are
-// being republished or are malformed:
-//
-//   - Upstream judges generations among the slices relevant to the node
-//     only, so it may still allocate from an old generation whose slices for
-//     the node are complete while a newer generation exists elsewhere. The API
-//     says consumers must use the highest generation; the checker does.
-//   - Upstream takes resourceSliceCount from the first slice; the checker
-//     requires every slice of the generation to announce the actual count,
-//     since a pool whose slices disagree cannot be known to be complete.
+// Which generation counts and whether the pool is usable is decided per node
+// as upstream's allocator does (docs/design/upstream-allocator.md §3.1–3.3,
+// see buildInventory): the highest generation among the node's slices of
+// the pool if those are complete by the resourceSliceCount of the first of
+// them — even when a newer generation exists in slices that are not relevant
+// for the node —, else that generation if all slices of it are complete and
+// none is newer. A pool whose node slices are incomplete is obsolete if a
+// newer generation exists and incomplete otherwise; neither can be
+// allocated from.
 func checkDevices(c *checker) []error {
 	var errs []error
 	for _, cv := range c.claims {
@@ -44,10 +44,7 @@ func (c *checker) deviceProblem(id deviceID) string {
 	}
 	listings := c.inv.devices[id]
 	if len(listings) == 0 {
-		if p.olderDevices[id.device] {
-			return fmt.Sprintf("device %s is only listed in an older generation of pool %s, the current one is %d", id.device, p.id, p.generation)
-		}
-		return fmt.Sprintf("pool %s (generation %d) has no device %s", p.id, p.generation, id.device)
+		return missingDevice(p, id.device, c.node.Name)
 	}
 	var onNode, why []string
 	for _, d := range listings {
@@ -65,4 +62,26 @@ func (c *checker) deviceProblem(id deviceID) string {
 	}
 	sort.Strings(onNode)
 	return fmt.Sprintf("device name is ambiguous, slices %s of pool %s all list it for node %s", strings.Join(onNode, ", "), p.id, c.node.Name)
+}
+
+// missingDevice explains why a pool has no listing of the named device.
+func missingDevice(p *pool, name, node string) string {
+	gens := p.otherGenerations[name]
+	var msg string
+	switch {
+	case p.generation < p.latest:
+		msg = fmt.Sprintf("pool %s has no device %s in generation %d, the one node %s uses because the node's slices of it are complete (generation %d exists, but not for the node)",
+			p.id, name, p.generation, node, p.latest)
+		if len(gens) > 0 {
+			msg += fmt.Sprintf("; the device is only listed in generation(s) %v", gens)
+		}
+	case len(gens) > 0:
+		msg = fmt.Sprintf("device %s is only listed in an older generation of pool %s, the current one is %d", name, p.id, p.generation)
+	default:
+		msg = fmt.Sprintf("pool %s (generation %d) has no device %s", p.id, p.generation, name)
+	}
+	if p.why != "" {
+		msg += "; " + p.why
+	}
+	return msg
 }

@@ -3,6 +3,8 @@ package allocationcheck
 import (
 	"testing"
 
+	resourceapi "k8s.io/api/resource/v1"
+
 	"k8s.io/utils/ptr"
 )
 
@@ -72,6 +74,107 @@ func TestDevices(t *testing.T) {
 				return f
 			},
 			want: "device gpu-0 is only listed in an older generation of pool dra.example.com/node-1, the current one is 2",
+		},
+		{
+			name: "a node-complete old generation is used although a newer lone slice exists on another node",
+			build: func() *fixture {
+				f := oneGPU()
+				f.addSlice(newerElsewhere(2, gpu(0), gpu(9)))
+				return f
+			},
+		},
+		{
+			name: "a device only in a newer generation that the node does not use is reported",
+			build: func() *fixture {
+				f := oneGPU()
+				f.addSlice(newerElsewhere(2, gpu(9)))
+				f.entry(0, 0).Device = "gpu-9"
+				return f
+			},
+			want: "pool dra.example.com/node-1 has no device gpu-9 in generation 1, the one node node-1 uses because the node's slices of it are complete (generation 2 exists, but not for the node); the device is only listed in generation(s) [2]",
+		},
+		{
+			name: "a device only in the older generation is reported when the node's slices are incomplete and a newer generation exists",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(newerElsewhere(2, gpu(9)))
+				return f
+			},
+			want: "device gpu-0 is only listed in an older generation of pool dra.example.com/node-1, the current one is 2; pool dra.example.com/node-1 is outdated on node node-1: the node's 1 slices of generation 1 are incomplete (slice node-1-gpus announces 2), and generation 2 exists",
+		},
+		{
+			name: "a device of both generations is reported when the node's slices are incomplete and a newer generation exists",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(newerElsewhere(2, gpu(0)))
+				return f
+			},
+			want: "pool dra.example.com/node-1 is outdated on node node-1",
+		},
+		{
+			name: "a pool whose slices for the node are incomplete passes when all slices of the generation are complete",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				other := localSlice("node-2-gpus", thisNode, "node-2", gpu(5))
+				other.Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(other)
+				return f
+			},
+		},
+		{
+			name: "a device in the other node's slice of a pool spanning nodes is reported",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				other := localSlice("node-2-gpus", thisNode, "node-2", gpu(5))
+				other.Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(other)
+				f.entry(0, 0).Device = "gpu-5"
+				return f
+			},
+			want: "slice node-2-gpus is not available on node node-1",
+		},
+		{
+			name: "a node-complete newer generation is used although the other slices of the pool are older",
+			build: func() *fixture {
+				f := newFixture()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				other := localSlice("node-2-gpus", thisNode, "node-2", gpu(5))
+				other.Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(other)
+				newer := localSlice("node-1-gpus-v2", thisNode, thisNode, gpu(7))
+				newer.Spec.Pool.Generation = 2
+				f.addSlice(newer)
+				f.claim("claim-0", exact("req-0", "gpu", 1))
+				f.result(pinned(thisNode), got("req-0", thisNode, "gpu-7"))
+				return f
+			},
+		},
+		{
+			name: "a pool whose slices of the generation are incomplete together is reported",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 3
+				other := localSlice("node-2-gpus", thisNode, "node-2", gpu(5))
+				other.Spec.Pool.ResourceSliceCount = 3
+				f.addSlice(other)
+				return f
+			},
+			want: "pool dra.example.com/node-1 is incomplete: generation 1 has 2 slices, slice node-1-gpus announces 3",
+		},
+		{
+			name: "completeness goes by the count the node's first slice announces, as upstream's",
+			build: func() *fixture {
+				f := oneGPU()
+				f.slices[0].Spec.Pool.ResourceSliceCount = 2
+				other := localSlice("node-2-gpus", thisNode, "node-2", gpu(5))
+				other.Spec.Pool.ResourceSliceCount = 3
+				f.addSlice(other)
+				return f
+			},
 		},
 		{
 			name: "a device of an incomplete pool is reported",
@@ -144,4 +247,12 @@ func TestDevices(t *testing.T) {
 			want: "device name is ambiguous, slices node-1-gpus, node-1-twin of pool dra.example.com/node-1 all list it for node node-1",
 		},
 	})
+}
+
+// newerElsewhere returns a lone slice of the given generation of pool
+// "node-1" that belongs to node-2, as when a driver republishes the pool.
+func newerElsewhere(generation int64, devices ...resourceapi.Device) *resourceapi.ResourceSlice {
+	s := localSlice("node-1-gpus-next", thisNode, "node-2", devices...)
+	s.Spec.Pool.Generation = generation
+	return s
 }

@@ -19,9 +19,10 @@
 // device:
 //
 //  1. CheckResultCount: one result per claim.
-//  2. CheckDevice: every allocated device exists in the highest generation of
-//     its pool, the pool is complete, the device's slice is not ignored under
-//     the enabled features and the slice (or the device, with
+//  2. CheckDevice: every allocated device exists in the generation of its
+//     pool that counts for the node (see "Pools and generations"), the pool
+//     is usable on the node, the device's slice is not ignored under the
+//     enabled features and the slice (or the device, with
 //     perDeviceNodeSelection) is available on the node.
 //  3. CheckRequests: results name existing requests and subrequests, one
 //     subrequest per request; ExactCount gets exactly count devices, All gets
@@ -44,6 +45,34 @@
 //  11. CheckConfig: class and claim configuration is passed on completely, in
 //     order, and only for the requests it applies to.
 //
+// # Pools and generations
+//
+// Pools are judged per node the way upstream's allocator gathers them
+// (docs/design/upstream-allocator.md §3.1–3.3), the contract kubelet and
+// drivers live with, not by the pool's highest generation cluster-wide:
+//
+//   - The node's slices of a pool are those not ignored under the enabled
+//     features whose nodeName, allNodes or nodeSelector matches the node or,
+//     with perDeviceNodeSelection, that have a device available on the node.
+//     Only those of their highest generation G count.
+//   - If their number equals the resourceSliceCount of the first of them
+//     (input order), the pool is complete for the node and G is used, even
+//     if a newer generation of the pool exists in slices that are not
+//     relevant for the node.
+//   - Otherwise all slices of the pool decide: a newer generation anywhere
+//     makes the pool obsolete for the node (allocators drop it); else, if
+//     all slices of generation G, whatever their node, number
+//     resourceSliceCount, G is used, and the pool is incomplete otherwise.
+//
+// Every per-device rule — existence, the All-mode set,
+// allowMultipleAllocations, counters and counter sets, capacity, taints,
+// binding conditions, node selection — uses the device as listed in the
+// generation that counts for the node. A pool that is obsolete or
+// incomplete for the node offers no device; an All request on a node with an
+// incomplete pool cannot be satisfied. Like upstream, completeness compares
+// the number of slices with the count announced by the first of them only
+// (slices of a generation that disagree about the count are not reported).
+//
 // # Invariants
 //
 //   - Check never modifies its inputs; results may alias input objects.
@@ -55,9 +84,7 @@
 //     device or request skip the entry rather than repeat the report.
 //   - Valid allocations pass: every check accepts everything upstream's
 //     allocator (k8s.io/dynamic-resource-allocation/structured) returns for
-//     well-formed input. The tests run that allocator to show it. The
-//     deliberate exceptions concern pools that are being republished or are
-//     malformed and are documented at checkDevices.
+//     well-formed input. The tests run that allocator to show it.
 //   - Selectors are evaluated with k8s.io/dynamic-resource-allocation/cel, the
 //     library that defines the selector language; a selector that cannot be
 //     compiled or evaluated is a violation, since no allocator may allocate

@@ -2,11 +2,13 @@ package allocationcheck
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
@@ -22,43 +24,66 @@ func (d deviceID) String() string { return d.driver + "/" + d.pool + "/" + d.dev
 
 func (d deviceID) poolID() poolID { return poolID{d.driver, d.pool} }
 
-// pool is what the slices say about one resource pool: only slices of its
-// highest generation count.
+// poolState says whether a node can allocate from a pool, decided as in
+// upstream's pool gathering (docs/design/upstream-allocator.md §3.1–3.3).
+type poolState int
+
+const (
+	// poolUsable: the node sees a complete generation of the pool.
+	poolUsable poolState = iota
+	// poolIncomplete: the node's slices of the pool are incomplete, no
+	// newer generation exists, and all slices of the node's generation
+	// together are incomplete too.
+	poolIncomplete
+	// poolObsolete: the node's slices of the pool are incomplete and a newer
+	// generation exists; allocators drop the pool for the node.
+	poolObsolete
+	// poolElsewhere: no slice of the pool is relevant for the node.
+	poolElsewhere
+)
+
+// pool is what the slices say about one resource pool as seen from the
+// checked node.
 type pool struct {
-	id         poolID
+	id    poolID
+	state poolState
+	// why explains poolIncomplete and poolObsolete.
+	why string
+	// generation is the generation whose devices count: the one the node
+	// sees (usable and incomplete pools), else the highest one.
 	generation int64
-	// slices of the highest generation, in input order.
-	slices []*resourceapi.ResourceSlice
-	// olderDevices are device names that only older generations list.
-	olderDevices map[string]bool
-	// counterSets of the highest generation by name; the first one wins.
+	// latest is the highest generation of any slice of the pool.
+	latest int64
+	// listed are all slices of generation, in input order; the pool's
+	// devices are theirs.
+	listed []*resourceapi.ResourceSlice
+	// view are the slices an allocator builds the pool from for the node:
+	// for a usable pool the node's slices of generation, plus all other
+	// slices of it if the node's slices alone are incomplete. Counter sets
+	// and the counter consumption of allocated devices come from them. For
+	// pools that are not usable it is listed.
+	view []*resourceapi.ResourceSlice
+	// otherGenerations maps device names that only other generations list
+	// to those generations, ascending.
+	otherGenerations map[string][]int64
+	// counterSets of the view by name; the first one wins.
 	counterSets map[string]*resourceapi.CounterSet
 	// duplicateCounterSets lists counter set names defined more than once.
 	duplicateCounterSets []string
 }
 
-// complete reports whether every slice of the highest generation announces
-// exactly as many slices as there are.
-func (p *pool) complete() (bool, string) {
-	for _, s := range p.slices {
-		if s.Spec.Pool.ResourceSliceCount != int64(len(p.slices)) {
-			return false, fmt.Sprintf("pool %s is incomplete: generation %d has %d slices, slice %s announces %d",
-				p.id, p.generation, len(p.slices), s.Name, s.Spec.Pool.ResourceSliceCount)
-		}
-	}
-	return true, ""
-}
-
-// device is one listing of a device in a slice of its pool's highest
-// generation.
+// device is one listing of a device in a slice of the generation of its pool
+// that counts for the node.
 type device struct {
 	id    deviceID
 	pool  *pool
 	slice *resourceapi.ResourceSlice
 	spec  *resourceapi.Device
+	// inView tells whether the slice is one of pool.view.
+	inView bool
 }
 
-// inventory indexes the slices.
+// inventory indexes the slices as seen from one node.
 type inventory struct {
 	pools map[poolID]*pool
 	// devices maps a device to all its listings (more than one only for
@@ -68,33 +93,42 @@ type inventory struct {
 	order []deviceID
 }
 
-func buildInventory(slices []*resourceapi.ResourceSlice) *inventory {
+// buildInventory groups the slices into pools and decides per pool which
+// generation counts for the node, following upstream's pool gathering
+// (docs/design/upstream-allocator.md §3.1–3.3):
+//
+//  1. The node-relevant slices of a pool are those that the enabled
+//     features do not make allocators ignore and that offer devices on the
+//     node (sliceRelevant). Among them only those of their highest
+//     generation G count. No relevant slice: the pool is not on the node.
+//  2. If their number equals the resourceSliceCount of the first of them
+//     (in input order), the pool is usable at generation G — even if a
+//     newer generation exists in slices that are not relevant for the node.
+//  3. Otherwise all slices of the pool are consulted: if any has a
+//     generation above G, the pool is obsolete for the node. Else the slices
+//     of generation G (without those using counter compatibility groups,
+//     when that feature is off) are counted; if their number equals the same
+//     resourceSliceCount the pool is usable at G, otherwise incomplete.
+func buildInventory(all []*resourceapi.ResourceSlice, node *v1.Node, features structured.Features) *inventory {
 	inv := &inventory{pools: make(map[poolID]*pool), devices: make(map[deviceID][]*device)}
-	for _, s := range slices {
+	byPool := map[poolID][]*resourceapi.ResourceSlice{}
+	var ids []poolID
+	for _, s := range all {
 		id := poolID{s.Spec.Driver, s.Spec.Pool.Name}
-		p := inv.pools[id]
-		switch {
-		case p == nil:
-			p = &pool{id: id, generation: s.Spec.Pool.Generation, olderDevices: make(map[string]bool)}
-			inv.pools[id] = p
-		case s.Spec.Pool.Generation > p.generation:
-			for _, old := range p.slices {
-				for _, d := range old.Spec.Devices {
-					p.olderDevices[d.Name] = true
-				}
-			}
-			p.generation, p.slices = s.Spec.Pool.Generation, nil
-		case s.Spec.Pool.Generation < p.generation:
-			for _, d := range s.Spec.Devices {
-				p.olderDevices[d.Name] = true
-			}
-			continue
+		if byPool[id] == nil {
+			ids = append(ids, id)
 		}
-		p.slices = append(p.slices, s)
+		byPool[id] = append(byPool[id], s)
 	}
-	for _, p := range inv.pools {
+	for _, id := range ids {
+		p := judgePool(id, byPool[id], node, features)
+		inv.pools[id] = p
+		inView := map[*resourceapi.ResourceSlice]bool{}
+		for _, s := range p.view {
+			inView[s] = true
+		}
 		p.counterSets = make(map[string]*resourceapi.CounterSet)
-		for _, s := range p.slices {
+		for _, s := range p.view {
 			for i := range s.Spec.SharedCounters {
 				cs := &s.Spec.SharedCounters[i]
 				if p.counterSets[cs.Name] != nil {
@@ -103,19 +137,33 @@ func buildInventory(slices []*resourceapi.ResourceSlice) *inventory {
 				}
 				p.counterSets[cs.Name] = cs
 			}
+		}
+		listedNames := map[string]bool{}
+		for _, s := range p.listed {
 			for i := range s.Spec.Devices {
 				d := &s.Spec.Devices[i]
-				id := deviceID{p.id.driver, p.id.pool, d.Name}
-				if inv.devices[id] == nil {
-					inv.order = append(inv.order, id)
+				listedNames[d.Name] = true
+				did := deviceID{id.driver, id.pool, d.Name}
+				if inv.devices[did] == nil {
+					inv.order = append(inv.order, did)
 				}
-				inv.devices[id] = append(inv.devices[id], &device{id: id, pool: p, slice: s, spec: d})
+				inv.devices[did] = append(inv.devices[did], &device{id: did, pool: p, slice: s, spec: d, inView: inView[s]})
 			}
 		}
-		for name := range p.olderDevices {
-			if inv.devices[deviceID{p.id.driver, p.id.pool, name}] != nil {
-				delete(p.olderDevices, name)
+		p.otherGenerations = make(map[string][]int64)
+		for _, s := range byPool[id] {
+			gen := s.Spec.Pool.Generation
+			if gen == p.generation {
+				continue
 			}
+			for _, d := range s.Spec.Devices {
+				if !listedNames[d.Name] && !slices.Contains(p.otherGenerations[d.Name], gen) {
+					p.otherGenerations[d.Name] = append(p.otherGenerations[d.Name], gen)
+				}
+			}
+		}
+		for _, gens := range p.otherGenerations {
+			slices.Sort(gens)
 		}
 	}
 	sort.Slice(inv.order, func(i, j int) bool {
@@ -131,10 +179,95 @@ func buildInventory(slices []*resourceapi.ResourceSlice) *inventory {
 	return inv
 }
 
+// judgePool decides the state and generation of one pool for the node; see
+// buildInventory. poolSlices are the pool's slices in input order.
+func judgePool(id poolID, poolSlices []*resourceapi.ResourceSlice, node *v1.Node, features structured.Features) *pool {
+	p := &pool{id: id, latest: poolSlices[0].Spec.Pool.Generation}
+	for _, s := range poolSlices {
+		p.latest = max(p.latest, s.Spec.Pool.Generation)
+	}
+	ofGeneration := func(gen int64) []*resourceapi.ResourceSlice {
+		var out []*resourceapi.ResourceSlice
+		for _, s := range poolSlices {
+			if s.Spec.Pool.Generation == gen {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	// The node's slices of their highest generation, in input order.
+	var mine []*resourceapi.ResourceSlice
+	for _, s := range poolSlices {
+		if !sliceRelevant(features, node, s) {
+			continue
+		}
+		switch {
+		case len(mine) == 0 || s.Spec.Pool.Generation > mine[0].Spec.Pool.Generation:
+			mine = []*resourceapi.ResourceSlice{s}
+		case s.Spec.Pool.Generation == mine[0].Spec.Pool.Generation:
+			mine = append(mine, s)
+		}
+	}
+	if len(mine) == 0 {
+		p.state, p.generation = poolElsewhere, p.latest
+		p.listed = ofGeneration(p.latest)
+		p.view = p.listed
+		return p
+	}
+	first := mine[0]
+	gen, count := first.Spec.Pool.Generation, first.Spec.Pool.ResourceSliceCount
+	p.generation = gen
+	p.listed = ofGeneration(gen)
+	if int64(len(mine)) == count {
+		p.state, p.view = poolUsable, mine
+		return p
+	}
+	if p.latest > gen {
+		p.state, p.generation = poolObsolete, p.latest
+		p.listed = ofGeneration(p.latest)
+		p.view = p.listed
+		p.why = fmt.Sprintf("pool %s is outdated on node %s: the node's %d slices of generation %d are incomplete (slice %s announces %d), and generation %d exists",
+			id, node.Name, len(mine), gen, first.Name, count, p.latest)
+		return p
+	}
+	// All slices of the generation, but not those that allocators ignore
+	// for using counter compatibility groups.
+	var all []*resourceapi.ResourceSlice
+	for _, s := range p.listed {
+		if features.CompatibilityGroups || !usesCompatibilityGroups(s) {
+			all = append(all, s)
+		}
+	}
+	if int64(len(all)) != count {
+		p.state, p.view = poolIncomplete, p.listed
+		p.why = fmt.Sprintf("pool %s is incomplete: generation %d has %d slices, slice %s announces %d",
+			id, gen, len(all), first.Name, count)
+		return p
+	}
+	// Usable: the node's slices first, then the other slices of the
+	// generation (by name, as upstream merges them).
+	p.state = poolUsable
+	p.view = append([]*resourceapi.ResourceSlice(nil), mine...)
+	names := map[string]bool{}
+	for _, s := range mine {
+		names[s.Name] = true
+	}
+	for _, s := range all {
+		if !names[s.Name] {
+			p.view = append(p.view, s)
+		}
+	}
+	return p
+}
+
 // ignoredSlice returns why the enabled features make an allocator ignore the
 // slice, or "".
 func (c *checker) ignoredSlice(s *resourceapi.ResourceSlice) string {
-	if !c.features.PartitionableDevices {
+	return ignoredSlice(c.features, s)
+}
+
+func ignoredSlice(features structured.Features, s *resourceapi.ResourceSlice) string {
+	if !features.PartitionableDevices {
 		if s.Spec.PerDeviceNodeSelection != nil {
 			return fmt.Sprintf("slice %s uses perDeviceNodeSelection, but the PartitionableDevices feature is disabled", s.Name)
 		}
@@ -142,16 +275,23 @@ func (c *checker) ignoredSlice(s *resourceapi.ResourceSlice) string {
 			return fmt.Sprintf("slice %s defines shared counters, but the PartitionableDevices feature is disabled", s.Name)
 		}
 	}
-	if !c.features.CompatibilityGroups {
-		for _, d := range s.Spec.Devices {
-			for _, cc := range d.ConsumesCounters {
-				if len(cc.CompatibilityGroups) > 0 {
-					return fmt.Sprintf("slice %s uses counter compatibility groups, but the CompatibilityGroups feature is disabled", s.Name)
-				}
+	if !features.CompatibilityGroups && usesCompatibilityGroups(s) {
+		return fmt.Sprintf("slice %s uses counter compatibility groups, but the CompatibilityGroups feature is disabled", s.Name)
+	}
+	return ""
+}
+
+// usesCompatibilityGroups reports whether a device of the slice consumes
+// counters with compatibility groups.
+func usesCompatibilityGroups(s *resourceapi.ResourceSlice) bool {
+	for _, d := range s.Spec.Devices {
+		for _, cc := range d.ConsumesCounters {
+			if len(cc.CompatibilityGroups) > 0 {
+				return true
 			}
 		}
 	}
-	return ""
+	return false
 }
 
 // nodeSource is where the node availability of a device is declared: the
@@ -164,21 +304,36 @@ type nodeSource struct {
 }
 
 func sourceOf(d *device) nodeSource {
-	s := d.slice
-	if ptr.Deref(s.Spec.PerDeviceNodeSelection, false) {
-		return nodeSource{
-			what:         fmt.Sprintf("device %s in slice %s", d.spec.Name, s.Name),
-			nodeName:     ptr.Deref(d.spec.NodeName, ""),
-			allNodes:     ptr.Deref(d.spec.AllNodes, false),
-			nodeSelector: d.spec.NodeSelector,
-		}
+	if ptr.Deref(d.slice.Spec.PerDeviceNodeSelection, false) {
+		return deviceSource(d.slice, d.spec)
 	}
+	return sliceSource(d.slice)
+}
+
+// sliceSource is the node selection of the slice itself.
+func sliceSource(s *resourceapi.ResourceSlice) nodeSource {
 	return nodeSource{
 		what:         "slice " + s.Name,
 		nodeName:     ptr.Deref(s.Spec.NodeName, ""),
 		allNodes:     ptr.Deref(s.Spec.AllNodes, false),
 		nodeSelector: s.Spec.NodeSelector,
 	}
+}
+
+// deviceSource is the node selection of a device (with
+// perDeviceNodeSelection).
+func deviceSource(s *resourceapi.ResourceSlice, d *resourceapi.Device) nodeSource {
+	return nodeSource{
+		what:         fmt.Sprintf("device %s in slice %s", d.Name, s.Name),
+		nodeName:     ptr.Deref(d.NodeName, ""),
+		allNodes:     ptr.Deref(d.AllNodes, false),
+		nodeSelector: d.NodeSelector,
+	}
+}
+
+// declared reports whether the source says anything about nodes.
+func (src nodeSource) declared() bool {
+	return src.nodeName != "" || src.allNodes || src.nodeSelector != nil
 }
 
 // matches reports whether the source makes its devices available on node.
@@ -198,38 +353,66 @@ func (src nodeSource) matches(node *v1.Node) (bool, error) {
 	return false, nil
 }
 
+// sliceRelevant reports whether an allocator considers the slice for the
+// node when it gathers pools (§3.1): the enabled features do not make it
+// ignore the slice, and the slice's nodeName, allNodes or nodeSelector
+// matches the node, or — with perDeviceNodeSelection and none of those — any
+// of its devices is available on the node. Invalid node selectors, which
+// make upstream fail, make nothing relevant; unavailable reports them.
+func sliceRelevant(features structured.Features, node *v1.Node, s *resourceapi.ResourceSlice) bool {
+	if ignoredSlice(features, s) != "" {
+		return false
+	}
+	if src := sliceSource(s); src.declared() {
+		ok, err := src.matches(node)
+		return ok && err == nil
+	}
+	if !ptr.Deref(s.Spec.PerDeviceNodeSelection, false) {
+		return false
+	}
+	for i := range s.Spec.Devices {
+		if ok, err := deviceSource(s, &s.Spec.Devices[i]).matches(node); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // unavailable returns why the device cannot be allocated on the node under
-// the enabled features, or "" if it can.
+// the enabled features, or "": its pool must be usable for the node, its
+// slice relevant for the node (which, for a usable pool, makes it one of the
+// node's slices of the pool's generation) and, with perDeviceNodeSelection,
+// the device itself available on the node.
 func (c *checker) unavailable(d *device) string {
-	if ok, why := d.pool.complete(); !ok {
-		return why
+	switch d.pool.state {
+	case poolIncomplete, poolObsolete:
+		return d.pool.why
 	}
 	if why := c.ignoredSlice(d.slice); why != "" {
 		return why
 	}
-	src := sourceOf(d)
-	ok, err := src.matches(c.node)
-	if err != nil {
-		return err.Error()
+	s := d.slice
+	perDevice := ptr.Deref(s.Spec.PerDeviceNodeSelection, false)
+	var sources []nodeSource
+	if src := sliceSource(s); src.declared() || !perDevice {
+		sources = append(sources, src)
 	}
-	if !ok {
-		return fmt.Sprintf("%s is not available on node %s", src.what, c.node.Name)
+	if perDevice {
+		sources = append(sources, deviceSource(s, d.spec))
+	}
+	for _, src := range sources {
+		if !src.declared() {
+			return fmt.Sprintf("%s declares neither nodeName, allNodes nor nodeSelector, so it is not available on node %s", src.what, c.node.Name)
+		}
+		ok, err := src.matches(c.node)
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			return fmt.Sprintf("%s is not available on node %s", src.what, c.node.Name)
+		}
 	}
 	return ""
-}
-
-// sliceRelevant reports whether the slice offers anything on the node.
-func (c *checker) sliceRelevant(s *resourceapi.ResourceSlice) bool {
-	if ptr.Deref(s.Spec.PerDeviceNodeSelection, false) {
-		for i := range s.Spec.Devices {
-			if ok, _ := sourceOf(&device{slice: s, spec: &s.Spec.Devices[i]}).matches(c.node); ok {
-				return true
-			}
-		}
-		return false
-	}
-	ok, _ := sourceOf(&device{slice: s, spec: &resourceapi.Device{}}).matches(c.node)
-	return ok
 }
 
 // resolve returns the listing of the device that a result refers to: the

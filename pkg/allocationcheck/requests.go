@@ -116,17 +116,20 @@ func checkAllDevices(c *checker, cv *claimView, r *request, got map[deviceID]int
 }
 
 // allDevices returns the devices an All request must get: every device of a
-// complete pool that is available on the node, selectable under the enabled
-// features, matches class and request selectors and — with ConsumableCapacity
-// — can serve the requested capacity at all. Devices that are in use or
-// tainted are included: an All request then cannot be satisfied. problems
-// lists why the set cannot be known (incomplete pools, selectors that fail).
+// pool usable on the node, as listed in the generation the node sees (see
+// buildInventory), that is available on the node, selectable under the
+// enabled features, matches class and request selectors and — with
+// ConsumableCapacity — can serve the requested capacity at all. Devices that
+// are in use or tainted are included: an All request then cannot be
+// satisfied. problems lists why the set cannot be known (pools incomplete
+// for the node, selectors that fail); pools that are obsolete for the node
+// are not part of what it sees, as for allocators.
 func (c *checker) allDevices(r *request) (map[deviceID]bool, []string) {
 	want := map[deviceID]bool{}
 	var problems []string
 	for _, p := range c.inv.pools {
-		if ok, why := p.complete(); !ok && c.poolRelevant(p) {
-			problems = append(problems, why)
+		if p.state == poolIncomplete {
+			problems = append(problems, p.why)
 		}
 	}
 	sort.Strings(problems)
@@ -151,15 +154,6 @@ func (c *checker) allDevices(r *request) (map[deviceID]bool, []string) {
 		}
 	}
 	return want, problems
-}
-
-func (c *checker) poolRelevant(p *pool) bool {
-	for _, s := range p.slices {
-		if c.sliceRelevant(s) {
-			return true
-		}
-	}
-	return false
 }
 
 // checkSelectorsMatch: every device satisfies the selectors of the chosen

@@ -145,6 +145,62 @@ func TestRequests(t *testing.T) {
 			want: `class "no-such-class": deviceclasses.resource.k8s.io "no-such-class" not found`,
 		},
 		{
+			name: "an All request gets the devices of the node's generation, not those of a newer one elsewhere",
+			build: func() *fixture {
+				f := newFixture()
+				f.addSlice(allNodesSlice("shared", "shared", gpu(10), gpu(11)))
+				newer := localSlice("shared-next", "shared", "node-2", gpu(10))
+				newer.Spec.Pool.Generation = 2
+				f.addSlice(newer)
+				f.claim("claim-0", allOf("req-0", "gpu", `device.attributes["dra.example.com"].index >= 10`))
+				f.result(nil, got("req-0", "shared", "gpu-10"), got("req-0", "shared", "gpu-11"))
+				return f
+			},
+		},
+		{
+			name: "an All request missing a device of the node's generation is reported although a newer one elsewhere lacks it",
+			build: func() *fixture {
+				f := newFixture()
+				f.addSlice(allNodesSlice("shared", "shared", gpu(10), gpu(11)))
+				newer := localSlice("shared-next", "shared", "node-2", gpu(10))
+				newer.Spec.Pool.Generation = 2
+				f.addSlice(newer)
+				f.claim("claim-0", allOf("req-0", "gpu", `device.attributes["dra.example.com"].index >= 10`))
+				f.result(nil, got("req-0", "shared", "gpu-10"))
+				return f
+			},
+			want: "device dra.example.com/shared/gpu-11: asks for all matching devices, but this matching device is not allocated",
+		},
+		{
+			name: "an All request ignores a pool that is obsolete for the node",
+			build: func() *fixture {
+				f := newFixture()
+				old := allNodesSlice("shared", "shared", gpu(10), gpu(11))
+				old.Spec.Pool.ResourceSliceCount = 2
+				f.addSlice(old)
+				newer := localSlice("shared-next", "shared", "node-2", gpu(10))
+				newer.Spec.Pool.Generation = 2
+				f.addSlice(newer)
+				f.claim("claim-0", allOf("req-0", "gpu", `device.attributes["dra.example.com"].index < 2`))
+				f.result(pinned(thisNode), got("req-0", thisNode, "gpu-0"), got("req-0", thisNode, "gpu-1"))
+				return f
+			},
+		},
+		{
+			name: "a device that only a newer generation elsewhere allows multiple allocations of is reported when used twice",
+			build: func() *fixture {
+				f := newFixture()
+				newer := localSlice("node-1-gpus-next", thisNode, "node-2", gpu(0))
+				newer.Spec.Pool.Generation = 2
+				newer.Spec.Devices[0].AllowMultipleAllocations = ptr.To(true)
+				f.addSlice(newer)
+				f.claim("claim-0", exact("req-0", "gpu", 1), exact("req-1", "gpu", 1))
+				f.result(pinned(thisNode), got("req-0", thisNode, "gpu-0"), got("req-1", thisNode, "gpu-0"))
+				return f
+			},
+			want: "result #1 allocates the device a second time in this claim, but it does not allow multiple allocations",
+		},
+		{
 			name: "an All request missing a matching device is reported",
 			build: func() *fixture {
 				f := newFixture()

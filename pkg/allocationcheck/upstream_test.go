@@ -152,6 +152,31 @@ func TestUpstreamAllocationsPass(t *testing.T) {
 			want: [][]string{{"shared/gpu-0", "shared/gpu-1"}},
 		},
 		{
+			name: "pools whose slices for the node are complete are used although newer generations exist on another node",
+			build: func() *fixture {
+				f := newFixture()
+				// The node's generation lists nic-0 as multi-allocatable;
+				// the newer one on node-2 lists it as dedicated, without
+				// capacity, next to nic-1.
+				f.addClass(class("nic", `device.driver == "dra.example.com"`, `device.allowMultipleAllocations`))
+				f.addSlice(localSlice("node-1-nics", nicPool, thisNode, nic("nic-0")))
+				nicsNext := localSlice("node-1-nics-next", nicPool, "node-2", resourceapi.Device{Name: "nic-0"}, nic("nic-1"))
+				nicsNext.Spec.Pool.Generation = 2
+				f.addSlice(nicsNext)
+				// The node's generation of the shared pool has gpu-10 and
+				// gpu-11; the newer one on node-2 only gpu-10.
+				f.addSlice(allNodesSlice("shared", "shared", gpu(10), gpu(11)))
+				sharedNext := localSlice("shared-next", "shared", "node-2", gpu(10))
+				sharedNext.Spec.Pool.Generation = 2
+				f.addSlice(sharedNext)
+				f.claim("claim-0", withCapacity(exact("req-0", "nic", 1), map[string]string{"bandwidth": "2Gi"}),
+					withCapacity(exact("req-1", "nic", 1), map[string]string{"bandwidth": "3Gi"}))
+				f.claim("claim-1", allOf("req-0", "gpu", `"index" in device.attributes["dra.example.com"] && device.attributes["dra.example.com"].index >= 10`))
+				return f
+			},
+			want: [][]string{{nicPool + "/nic-0", nicPool + "/nic-0"}, {"shared/gpu-10", "shared/gpu-11"}},
+		},
+		{
 			name: "admin access gets an allocated device next to an ordinary claim",
 			build: func() *fixture {
 				f := newFixture()

@@ -30,6 +30,11 @@ type Allocator struct {
 	countersMu sync.Mutex
 	counters   map[inventory.PoolID]counterSets
 
+	// prepared caches the node-independent validation of the claims the
+	// allocator was last asked about: the scheduler asks about one pod's
+	// claims on many nodes.
+	prepared atomic.Pointer[prepared]
+
 	steps atomic.Int64
 }
 
@@ -75,12 +80,17 @@ func (a *Allocator) Steps() int64 { return a.steps.Load() }
 // structured.ErrFailedAllocationOnNode are specific to this node.
 func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
 	logger := klog.FromContext(ctx)
-	pools, err := a.inv.Pools(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
 		return nil, fmt.Errorf("gather pool information: %w", err)
 	}
-	c := newCall(ctx, a, node, claims, pools)
-	if err := c.prepare(); err != nil {
+	p := a.prepared.Load()
+	if !p.sameClaims(claims) {
+		p = a.prepareClaims(claims)
+		a.prepared.Store(p)
+	}
+	c := newCall(ctx, a, node, claims, view)
+	if err := c.prepare(p); err != nil {
 		return nil, err
 	}
 	done, err := c.step(position{}, false, 0)
@@ -88,7 +98,7 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 		return nil, err
 	}
 	if !done {
-		if c.invalidPools {
+		if view.InvalidPools {
 			return nil, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
 		}
 		logger.V(5).Info("Claims do not fit on node", "node", klog.KObj(node))

@@ -74,6 +74,10 @@ func (c *call) capacityInUse(i int) bool {
 // (persisted) and inProgress consumption; errors are fatal.
 func (c *call) capacityFits(r *request, d *inventory.Device, base, inProgress structured.ConsumedCapacity) (bool, error) {
 	dev := d.Spec
+	if r.capacity == nil && d.PlainCapacity && len(base) == 0 && len(inProgress) == 0 {
+		// Each capacity is consumed whole, exactly filling the device.
+		return true, nil
+	}
 	if r.capacity != nil {
 		for name := range r.capacity.Requests {
 			if _, ok := dev.Capacity[name]; !ok {

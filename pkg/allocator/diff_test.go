@@ -56,7 +56,7 @@ func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
 type diffCase struct {
 	features structured.Features
 	state    structured.AllocatedState
-	classes  classLister
+	classes  structured.DeviceClassLister
 	slices   []*resourceapi.ResourceSlice
 	claims   []*resourceapi.ResourceClaim
 	nodes    []*v1.Node
@@ -91,15 +91,25 @@ func (tc diffCase) run(ctx context.Context, newAlloc func() (interface {
 	var out []outcome
 	for _, node := range tc.nodes {
 		res, err := a.Allocate(ctx, node, tc.claims)
-		for i := range res {
-			for j := range res[i].Devices.Results {
-				if res[i].Devices.Results[j].ShareID != nil {
-					// Random per share: only its presence is comparable.
-					res[i].Devices.Results[j].ShareID = ptr.To(types.UID("share"))
-				}
+		out = append(out, outcome{results: res, err: err})
+	}
+	return out
+}
+
+// withoutShareIDs returns a copy of results with every share ID replaced
+// by a fixed one: they are random, only their presence is comparable.
+func withoutShareIDs(results []resourceapi.AllocationResult) []resourceapi.AllocationResult {
+	if results == nil {
+		return nil
+	}
+	out := make([]resourceapi.AllocationResult, len(results))
+	for i := range results {
+		results[i].DeepCopyInto(&out[i])
+		for j := range out[i].Devices.Results {
+			if out[i].Devices.Results[j].ShareID != nil {
+				out[i].Devices.Results[j].ShareID = ptr.To(types.UID("share"))
 			}
 		}
-		out = append(out, outcome{results: res, err: err})
 	}
 	return out
 }
@@ -107,6 +117,12 @@ func (tc diffCase) run(ctx context.Context, newAlloc func() (interface {
 // compare runs the case through upstream's allocator and ours and
 // describes every difference.
 func compare(ctx context.Context, tc diffCase) []string {
+	diffs, _ := compareOutcomes(ctx, tc)
+	return diffs
+}
+
+// compareOutcomes is compare that also returns our outcomes, one per node.
+func compareOutcomes(ctx context.Context, tc diffCase) ([]string, []outcome) {
 	celCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: tc.features.ConsumableCapacity})
 	theirs := tc.run(ctx, func() (interface {
 		Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
@@ -128,11 +144,11 @@ func compare(ctx context.Context, tc diffCase) []string {
 				errors.Is(t.err, structured.ErrFailedAllocationOnNode) == errors.Is(o.err, structured.ErrFailedAllocationOnNode)
 		}
 		if same && t.err == nil {
-			same = (t.results == nil) == (o.results == nil) && apiequality.Semantic.DeepEqual(t.results, o.results)
+			same = (t.results == nil) == (o.results == nil) && apiequality.Semantic.DeepEqual(withoutShareIDs(t.results), withoutShareIDs(o.results))
 		}
 		if !same {
 			diffs = append(diffs, fmt.Sprintf("node %s:\nupstream: %s\nours:     %s", tc.nodes[i].Name, t, o))
 		}
 	}
-	return diffs
+	return diffs, ours
 }

@@ -3,6 +3,7 @@ package allocator
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
@@ -20,13 +21,17 @@ type request struct {
 	// hasSubs is set for subrequests of a firstAvailable request.
 	hasSubs bool
 
-	class       *resourceapi.DeviceClass
-	selectors   []resourceapi.DeviceSelector
-	mode        resourceapi.DeviceAllocationMode
-	count       int64
-	adminAccess bool
-	tolerations []resourceapi.DeviceToleration
-	capacity    *resourceapi.CapacityRequirements
+	class     *resourceapi.DeviceClass
+	selectors []resourceapi.DeviceSelector
+	// classExprs and exprs are the compiled class and request selectors
+	// (nil entries for selectors without CEL); chain identifies them.
+	classExprs, exprs []*exprResults
+	chain             string
+	mode              resourceapi.DeviceAllocationMode
+	count             int64
+	adminAccess       bool
+	tolerations       []resourceapi.DeviceToleration
+	capacity          *resourceapi.CapacityRequirements
 
 	// numDevices is how many devices the request takes.
 	numDevices int
@@ -62,34 +67,69 @@ type claimState struct {
 	results     []deviceResult
 }
 
-// prepare validates every claim and request in order, resolving classes
-// and running All-mode pre-scans (§4.1, §4.5). Errors are fatal.
-func (c *call) prepare() error {
-	for ci, obj := range c.claims {
-		cs := &claimState{obj: obj}
-		c.claimStates = append(c.claimStates, cs)
+// prepared is the node-independent part of validating a set of claims,
+// shared by every node the claims are tried on.
+type prepared struct {
+	claims []*resourceapi.ResourceClaim
+	// requests[ci][q][s] as validated; All-mode requests still need their
+	// per-node pre-scan.
+	requests [][][]*request
+	// err is the first validation error, found at claim errClaim; All-mode
+	// pre-scans of earlier requests may still fail first on some nodes.
+	err      error
+	errClaim int
+	errReq   int
+	// errSub counts the alternatives of request errReq validated before
+	// the error; requests[errClaim][errReq] holds them.
+	errSub int
+}
+
+// sameClaims reports whether p was prepared for exactly these claims.
+func (p *prepared) sameClaims(claims []*resourceapi.ResourceClaim) bool {
+	if p == nil || len(p.claims) != len(claims) {
+		return false
+	}
+	for i := range claims {
+		if p.claims[i] != claims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// prepareClaims validates claims and requests in order, resolving classes
+// and compiling selectors (§4.1) — everything that does not depend on the
+// node. It stops at the first error.
+func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared {
+	p := &prepared{claims: claims, errClaim: len(claims)}
+	var requests [][]*request
+	var alternatives []*request
+	fail := func(ci, qi int, err error) *prepared {
+		p.err, p.errClaim, p.errReq, p.errSub = err, ci, qi, len(alternatives)
+		p.requests = append(p.requests, append(requests, alternatives))
+		return p
+	}
+	for ci, obj := range claims {
 		claimRef := klog.KObj(obj)
-		minPerClaim := 0
+		requests = nil
 		for qi := range obj.Spec.Devices.Requests {
+			alternatives = nil
 			req := &obj.Spec.Devices.Requests[qi]
 			hasSubs := len(req.FirstAvailable) > 0
-			if !c.a.features.PrioritizedList && hasSubs {
-				return fmt.Errorf("claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claimRef, req.Name)
+			if !a.features.PrioritizedList && hasSubs {
+				return fail(ci, qi, fmt.Errorf("claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claimRef, req.Name))
 			}
-			if !c.a.features.ConsumableCapacity {
+			if !a.features.ConsumableCapacity {
 				if req.Exactly != nil && req.Exactly.Capacity != nil {
-					return fmt.Errorf("claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimRef, req.Name)
+					return fail(ci, qi, fmt.Errorf("claim %s, request %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimRef, req.Name))
 				}
 				for _, sub := range req.FirstAvailable {
 					if sub.Capacity != nil {
-						return fmt.Errorf("claim %s, subrequest %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimRef, sub.Name)
+						return fail(ci, qi, fmt.Errorf("claim %s, subrequest %s: has capacity requests, but the DRAConsumableCapacity feature is disabled", claimRef, sub.Name))
 					}
 				}
 			}
-			var alternatives []*request
-			minPerRequest := 0
 			if hasSubs {
-				minPerRequest = math.MaxInt
 				for si := range req.FirstAvailable {
 					sub := &req.FirstAvailable[si]
 					r := &request{
@@ -97,16 +137,15 @@ func (c *call) prepare() error {
 						selectors: sub.Selectors, mode: sub.AllocationMode, count: sub.Count,
 						tolerations: sub.Tolerations, capacity: sub.Capacity,
 					}
-					if err := c.validate(r, obj, sub.DeviceClassName, false, len(sub.DerivedAttributes) > 0); err != nil {
-						return err
+					if err := a.validate(r, obj, sub.DeviceClassName, false, len(sub.DerivedAttributes) > 0); err != nil {
+						return fail(ci, qi, err)
 					}
 					alternatives = append(alternatives, r)
-					minPerRequest = min(minPerRequest, r.numDevices)
 				}
 			} else {
 				exact := req.Exactly
 				if exact == nil {
-					return fmt.Errorf("claim %s, request %s: neither exactly nor firstAvailable is set (unsupported request type?)", claimRef, req.Name)
+					return fail(ci, qi, fmt.Errorf("claim %s, request %s: neither exactly nor firstAvailable is set (unsupported request type?)", claimRef, req.Name))
 				}
 				r := &request{
 					claim: ci, base: req.Name,
@@ -114,38 +153,101 @@ func (c *call) prepare() error {
 					adminAccess: ptr.Deref(exact.AdminAccess, false),
 					tolerations: exact.Tolerations, capacity: exact.Capacity,
 				}
-				if err := c.validate(r, obj, exact.DeviceClassName, exact.AdminAccess != nil, len(exact.DerivedAttributes) > 0); err != nil {
-					return err
+				if err := a.validate(r, obj, exact.DeviceClassName, exact.AdminAccess != nil, len(exact.DerivedAttributes) > 0); err != nil {
+					return fail(ci, qi, err)
 				}
 				alternatives = append(alternatives, r)
-				minPerRequest = r.numDevices
+			}
+			// The claim-size check needs All-mode device counts, which are
+			// per node: prepare does it per call.
+			requests = append(requests, alternatives)
+		}
+		alternatives = nil
+		for i, con := range obj.Spec.Devices.Constraints {
+			if con.MatchAttribute == nil && con.DistinctAttribute == nil {
+				p.err, p.errClaim, p.errReq = fmt.Errorf("claim %s, constraint #%d: empty constraint (unsupported constraint type?)", claimRef, i), ci, len(requests)
+				p.requests = append(p.requests, requests)
+				return p
+			}
+		}
+		p.requests = append(p.requests, requests)
+	}
+	return p
+}
+
+// prepare builds this call's claim states from the prepared claims, running
+// the per-node All-mode pre-scans and claim-size checks in upstream's order
+// (§4.1, §4.5). Errors are fatal.
+func (c *call) prepare(p *prepared) error {
+	for ci, obj := range c.claims {
+		if ci > p.errClaim || ci >= len(p.requests) {
+			return p.err
+		}
+		claimRef := klog.KObj(obj)
+		cs := &claimState{obj: obj}
+		c.claimStates = append(c.claimStates, cs)
+		minPerClaim := 0
+		for qi, alts := range p.requests[ci] {
+			if ci == p.errClaim && qi == p.errReq {
+				// Earlier alternatives of the failing request are
+				// pre-scanned before the error, as upstream.
+				for _, r := range alts[:p.errSub] {
+					if r.mode == resourceapi.DeviceAllocationModeAll {
+						perNode := *r
+						perNode.allDevices = nil
+						if err := c.prescan(&perNode, obj); err != nil {
+							return err
+						}
+					}
+				}
+				return p.err
+			}
+			minPerRequest := math.MaxInt
+			own := alts
+			for si, r := range alts {
+				if r.mode == resourceapi.DeviceAllocationModeAll {
+					if sameSlice(own, alts) {
+						own = slices.Clone(alts)
+					}
+					perNode := *r
+					perNode.allDevices = nil
+					if err := c.prescan(&perNode, obj); err != nil {
+						return err
+					}
+					own[si] = &perNode
+					r = &perNode
+				}
+				minPerRequest = min(minPerRequest, r.numDevices)
 			}
 			if minPerRequest > resourceapi.AllocationResultsMaxSize-minPerClaim {
 				return fmt.Errorf("claim %s, request %s: adding %d devices exceeds the claim limit of %d, with %d already accounted for",
-					claimRef, req.Name, minPerRequest, resourceapi.AllocationResultsMaxSize, minPerClaim)
+					claimRef, alts[0].base, minPerRequest, resourceapi.AllocationResultsMaxSize, minPerClaim)
 			}
 			minPerClaim += minPerRequest
-			cs.requests = append(cs.requests, alternatives)
+			cs.requests = append(cs.requests, own)
+		}
+		if ci == p.errClaim {
+			return p.err
 		}
 		cs.selected = make([]int, len(cs.requests))
 		cs.results = make([]deviceResult, 0, minPerClaim)
-		for i, con := range obj.Spec.Devices.Constraints {
-			switch {
-			case con.MatchAttribute != nil:
+		for _, con := range obj.Spec.Devices.Constraints {
+			if con.MatchAttribute != nil {
 				cs.constraints = append(cs.constraints, newMatchConstraint(con.Requests, *con.MatchAttribute))
-			case con.DistinctAttribute != nil:
+			} else {
 				cs.constraints = append(cs.constraints, newDistinctConstraint(con.Requests, *con.DistinctAttribute))
-			default:
-				return fmt.Errorf("claim %s, constraint #%d: empty constraint (unsupported constraint type?)", claimRef, i)
 			}
 		}
 	}
 	return nil
 }
 
-// validate checks one request or subrequest and resolves its class and
-// device count (upstream's validateDeviceRequest).
-func (c *call) validate(r *request, claim *resourceapi.ResourceClaim, className string, adminAccessSet, derived bool) error {
+func sameSlice(a, b []*request) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+
+// validate checks one request or subrequest and resolves its class,
+// selectors and, for ExactCount, its device count (upstream's
+// validateDeviceRequest without the All-mode pre-scan).
+func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, className string, adminAccessSet, derived bool) error {
 	claimRef := klog.KObj(claim)
 	if derived {
 		return fmt.Errorf("claim %s, request %s: cannot handle request with derived attributes, the feature is disabled", claimRef, r.shortName())
@@ -155,17 +257,20 @@ func (c *call) validate(r *request, claim *resourceapi.ResourceClaim, className 
 			return fmt.Errorf("claim %s, request %s, selector #%d: CEL expression empty (unsupported selector type?)", claimRef, r.shortName(), i)
 		}
 	}
-	if !c.a.features.AdminAccess && adminAccessSet {
+	if !a.features.AdminAccess && adminAccessSet {
 		return fmt.Errorf("claim %s, request %s: admin access is requested, but the feature is disabled", claimRef, r.shortName())
 	}
 	if className == "" {
 		return fmt.Errorf("claim %s, request %s: missing device class name (unsupported request type?)", claimRef, r.shortName())
 	}
-	class, err := c.a.classes.Get(className)
+	class, err := a.classes.Get(className)
 	if err != nil {
 		return fmt.Errorf("claim %s, request %s: could not retrieve device class %s: %w", claimRef, r.shortName(), className, err)
 	}
 	r.class = class
+	r.classExprs = a.compile(class.Spec.Selectors)
+	r.exprs = a.compile(r.selectors)
+	r.chain = chainKey(r, a.features.DeviceBindingAndStatus)
 
 	switch r.mode {
 	case resourceapi.DeviceAllocationModeExactCount:
@@ -174,40 +279,58 @@ func (c *call) validate(r *request, claim *resourceapi.ResourceClaim, className 
 		}
 		r.numDevices = int(r.count)
 	case resourceapi.DeviceAllocationModeAll:
-		for _, pool := range c.pools {
-			if pool.Incomplete {
-				return fmt.Errorf("claim %s, request %s: asks for all devices, but resource pool %s is currently being updated", claimRef, r.shortName(), pool.ID)
-			}
-			if pool.Invalid {
-				return fmt.Errorf("claim %s, request %s: asks for all devices, but resource pool %s is currently invalid", claimRef, r.shortName(), pool.ID)
-			}
-			var err error
-			pool.Devices(func(d *inventory.Device) bool {
-				var ok bool
-				if ok, err = c.selectable(r, d); err != nil || !ok {
-					return err == nil
-				}
-				if c.a.features.ConsumableCapacity {
-					var fits bool
-					if fits, err = c.capacityFits(r, d, nil, nil); err != nil {
-						err = fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", claimRef, r.shortName(), d.Name(), err)
-						return false
-					}
-					if !fits {
-						return true
-					}
-				}
-				r.allDevices = append(r.allDevices, candidate{dev: d, pool: pool})
-				return true
-			})
-			if err != nil {
-				return err
-			}
-		}
-		r.numDevices = len(r.allDevices)
+		// Counted per node by prescan.
 	default:
 		return fmt.Errorf("claim %s, request %s: unsupported count mode %s", claimRef, r.shortName(), r.mode)
 	}
+	return nil
+}
+
+// compile looks up the compiled form of each selector; compile errors
+// stay inside and surface when a device reaches the selector, as upstream.
+func (a *Allocator) compile(selectors []resourceapi.DeviceSelector) []*exprResults {
+	out := make([]*exprResults, len(selectors))
+	for i, sel := range selectors {
+		if sel.CEL != nil {
+			out[i] = a.matcher.expr(sel.CEL.Expression)
+		}
+	}
+	return out
+}
+
+// prescan collects an All-mode request's devices on this node (§4.5).
+func (c *call) prescan(r *request, claim *resourceapi.ResourceClaim) error {
+	claimRef := klog.KObj(claim)
+	sel := c.selection(r)
+	pos := 0
+	for pi, pool := range c.view.Pools {
+		if pool.Incomplete {
+			return fmt.Errorf("claim %s, request %s: asks for all devices, but resource pool %s is currently being updated", claimRef, r.shortName(), pool.ID)
+		}
+		if pool.Invalid {
+			return fmt.Errorf("claim %s, request %s: asks for all devices, but resource pool %s is currently invalid", claimRef, r.shortName(), pool.ID)
+		}
+		for ; pos < len(c.view.Devices) && c.view.PoolOf[pos] == pi; pos++ {
+			d := c.view.Devices[pos]
+			if sel.failed.Has(pos) {
+				return sel.errs[pos].wrap(r, claimRef, d)
+			}
+			if !sel.match.Has(pos) {
+				continue
+			}
+			if c.a.features.ConsumableCapacity {
+				fits, err := c.capacityFits(r, d, nil, nil)
+				if err != nil {
+					return fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", claimRef, r.shortName(), d.Name(), err)
+				}
+				if !fits {
+					continue
+				}
+			}
+			r.allDevices = append(r.allDevices, candidate{dev: d, pool: pool})
+		}
+	}
+	r.numDevices = len(r.allDevices)
 	return nil
 }
 

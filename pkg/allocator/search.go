@@ -103,8 +103,9 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		return true, nil
 	}
 
-	for i := start; i < len(c.cands); i++ {
-		cand := c.cands[i]
+	sel := c.selection(r)
+	for i, more := sel.candidates.NextSet(start); more; i, more = sel.candidates.NextSet(i + 1) {
+		cand := c.cand(i)
 		d := cand.dev
 		if r.adminAccess {
 			if c.allocatingFor(d.Index, p.claim) {
@@ -113,12 +114,8 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		} else if c.inUse(d.Index) {
 			continue
 		}
-		ok, err := c.selectable(r, d)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			continue
+		if sel.failed.Has(i) {
+			return false, sel.errs[i].wrap(r, klog.KObj(c.claims[p.claim]), d)
 		}
 		if c.a.features.ConsumableCapacity {
 			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))

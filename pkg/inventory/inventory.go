@@ -27,8 +27,22 @@ type Device struct {
 	// Slice is the slice the device belongs to.
 	Slice *Slice
 
+	// PlainCapacity is set when no capacity of the device has a request
+	// policy and none is negative: a share that requests nothing then
+	// consumes exactly the whole capacity.
+	PlainCapacity bool
+
 	// nodeSel is the device's own node selection (perDeviceNodeSelection).
 	nodeSel nodeSelection
+}
+
+func plainCapacity(spec *resourceapi.Device) bool {
+	for _, c := range spec.Capacity {
+		if c.RequestPolicy != nil || c.Value.Sign() < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Name is the device's name within its pool.
@@ -158,6 +172,7 @@ func (inv *Inventory) Set(obj *resourceapi.ResourceSlice) {
 		}
 		d.Driver, d.Pool, d.Spec, d.Slice = obj.Spec.Driver, obj.Spec.Pool.Name, spec, s
 		d.nodeSel = newNodeSelection(spec.NodeName, spec.AllNodes, spec.NodeSelector)
+		d.PlainCapacity = plainCapacity(spec)
 		s.Devices[i] = d
 	}
 	if old != nil {

@@ -58,9 +58,43 @@ type poolCacheKey struct {
 
 type poolCacheEntry struct {
 	generation uint64
-	labels     map[string]string // the node's labels the entry was built for
-	pools      []*Pool
+	node       *v1.Node          // the node object the entry was built for
+	labels     map[string]string // and its labels
+	view       *NodeView
 	err        error
+}
+
+// NodeView is what one node may allocate from, in search order.
+type NodeView struct {
+	// Pools in search order, including incomplete and invalid ones.
+	Pools []*Pool
+	// Devices are the candidate devices of the usable pools, in search
+	// order, and PoolOf[i] is the index in Pools of Devices[i]'s pool.
+	Devices []*Device
+	PoolOf  []int
+	// InvalidPools is set when some pool is invalid.
+	InvalidPools bool
+	// Cache holds what dependents compute per view (the allocator's
+	// selector results over Devices); it lives and dies with the view.
+	Cache sync.Map
+}
+
+func newNodeView(pools []*Pool) *NodeView {
+	v := &NodeView{Pools: pools}
+	for pi, p := range pools {
+		if p.Invalid {
+			v.InvalidPools = true
+		}
+		if p.Incomplete || p.Invalid {
+			continue
+		}
+		p.Devices(func(d *Device) bool {
+			v.Devices = append(v.Devices, d)
+			v.PoolOf = append(v.PoolOf, pi)
+			return true
+		})
+	}
+	return v
 }
 
 // poolCache memoizes Pools per node until the inventory or the node's
@@ -73,23 +107,39 @@ type poolCache struct {
 // Pools returns the pools that node may allocate from, in search order. The
 // error reports an unparseable node selector.
 func (inv *Inventory) Pools(node *v1.Node, opts Options) ([]*Pool, error) {
+	v, err := inv.View(node, opts)
+	if err != nil {
+		return nil, err
+	}
+	return v.Pools, nil
+}
+
+// View returns the node's pools and candidate devices, cached until a
+// slice or the node's labels change. The error reports an unparseable node
+// selector.
+func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 	key := poolCacheKey{node: node.Name, opts: opts}
 	inv.cache.mu.Lock()
-	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation && sameLabels(e.labels, node.Labels) {
+	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation &&
+		(e.node == node || sameLabels(e.labels, node.Labels)) {
 		inv.cache.mu.Unlock()
-		return e.pools, e.err
+		return e.view, e.err
 	}
 	inv.cache.mu.Unlock()
 
 	pools, err := inv.gather(node, opts)
+	var view *NodeView
+	if err == nil {
+		view = newNodeView(pools)
+	}
 
 	inv.cache.mu.Lock()
 	defer inv.cache.mu.Unlock()
 	if inv.cache.entries == nil {
 		inv.cache.entries = map[poolCacheKey]*poolCacheEntry{}
 	}
-	inv.cache.entries[key] = &poolCacheEntry{generation: inv.generation, labels: node.Labels, pools: pools, err: err}
-	return pools, err
+	inv.cache.entries[key] = &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err}
+	return view, err
 }
 
 // ForgetNode drops cached state of a node that is gone.

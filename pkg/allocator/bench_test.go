@@ -1,0 +1,239 @@
+package allocator_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// Benchmarks run ours and upstream's incubating allocator on identical
+// inputs in one process; compare impl=upstream with impl=ours per case
+// (benchstat -col /impl). -dra.nodes selects the cluster sizes.
+var benchNodes = flag.String("dra.nodes", "100,5000", "comma-separated cluster sizes for the allocator benchmarks")
+
+type benchShape struct {
+	name    string
+	cluster func(nodes int) inventorygen.Cluster
+	claims  func() []*resourceapi.ResourceClaim
+}
+
+func benchShapes() []benchShape {
+	perfSelector := `device.attributes["test-driver.cdi.k8s.io"].model == "B60"`
+	matchFive := func() []*resourceapi.ResourceClaim {
+		var reqs []resourceapi.DeviceRequest
+		var names []string
+		for i := range 5 {
+			name := fmt.Sprintf("req-%d", i)
+			reqs = append(reqs, inventorygen.ExactRequest(name, inventorygen.ClassSchedulerPerf, 1))
+			names = append(names, name)
+		}
+		c := inventorygen.NewClaim("match", reqs...)
+		attr := resourceapi.FullyQualifiedName("resource.kubernetes.io/pciRoot")
+		c.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{Requests: names, MatchAttribute: &attr}}
+		return []*resourceapi.ResourceClaim{c}
+	}
+	return []benchShape{
+		{"a-perf", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) },
+			func() []*resourceapi.ResourceClaim {
+				return []*resourceapi.ResourceClaim{inventorygen.SchedulerPerfClaim("c", 1)}
+			}},
+		{"a-perf-cel", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) },
+			func() []*resourceapi.ResourceClaim {
+				return []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", inventorygen.ClassSchedulerPerf, 1, perfSelector)}
+			}},
+		{"b-h100-memory", inventorygen.NvidiaH100,
+			func() []*resourceapi.ResourceClaim {
+				return []*resourceapi.ResourceClaim{inventorygen.GPUWithMemoryClaim("c", "40Gi")}
+			}},
+		{"c-dynamic-mig", func(n int) inventorygen.Cluster { return inventorygen.DynamicMIG(n, 8) },
+			func() []*resourceapi.ResourceClaim {
+				return []*resourceapi.ResourceClaim{inventorygen.MIGProfileClaim("c", "1g.10gb")}
+			}},
+		{"d-match-5", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) }, matchFive},
+		{"e-200-last", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 200) },
+			func() []*resourceapi.ResourceClaim {
+				return []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", inventorygen.ClassSchedulerPerf, 1,
+					`device.attributes["test-driver.cdi.k8s.io"].pciAddress == "0000:0199:00.0"`)}
+			}},
+	}
+}
+
+func parseNodes(b *testing.B) []int {
+	var out []int
+	for _, f := range splitComma(*benchNodes) {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			b.Fatalf("-dra.nodes: %v", err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+type allocatorIface interface {
+	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
+}
+
+// benchEnv is one benchmark input, with our long-lived inventory and
+// matcher warmed up as in a running scheduler.
+type benchEnv struct {
+	cluster inventorygen.Cluster
+	claims  []*resourceapi.ResourceClaim
+	state   structured.AllocatedState
+	node    *v1.Node
+	inv     *inventory.Inventory
+	matcher *allocator.Matcher
+	celOurs *cel.Cache
+	celUp   *cel.Cache
+}
+
+func newBenchEnv(b *testing.B, shape benchShape, nodes int, occupancy float64) *benchEnv {
+	c := shape.cluster(nodes)
+	e := &benchEnv{
+		cluster: c,
+		claims:  shape.claims(),
+		state:   inventorygen.Occupancy(c, occupancy).State(),
+		node:    c.Nodes[len(c.Nodes)/2],
+		inv:     inventory.New(),
+		celOurs: cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}),
+		celUp:   cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}),
+	}
+	for _, s := range c.Slices {
+		e.inv.Set(s)
+	}
+	e.matcher = allocator.NewMatcher(e.celOurs)
+	return e
+}
+
+func (e *benchEnv) upstream(b *testing.B) allocatorIface {
+	a, err := structured.NewAllocator(b.Context(), defaultFeatures, e.state, e.cluster.ClassLister(), e.cluster.Slices, e.celUp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
+func (e *benchEnv) ours() allocatorIface {
+	return allocator.New(defaultFeatures, e.state, e.cluster.ClassLister(), e.inv, e.matcher, allocator.FirstFit)
+}
+
+// BenchmarkNodeCheck measures one (pod, node) Allocate: what Filter pays
+// per node once the pod's allocator exists.
+func BenchmarkNodeCheck(b *testing.B) {
+	structured.EnableAllocators("incubating")
+	for _, shape := range benchShapes() {
+		for _, nodes := range parseNodes(b) {
+			for _, occ := range []float64{0, 0.5, 1} {
+				e := newBenchEnv(b, shape, nodes, occ)
+				for _, impl := range []string{"upstream", "ours"} {
+					name := fmt.Sprintf("shape=%s/nodes=%d/occupancy=%v/impl=%s", shape.name, nodes, occ, impl)
+					b.Run(name, func(b *testing.B) {
+						var a allocatorIface
+						if impl == "upstream" {
+							a = e.upstream(b)
+						} else {
+							a = e.ours()
+						}
+						ctx := context.Background()
+						// Same outcome for both, and a warm cache for ours.
+						if _, err := a.Allocate(ctx, e.node, e.claims); err != nil {
+							b.Fatal(err)
+						}
+						b.ReportAllocs()
+						for b.Loop() {
+							_, _ = a.Allocate(ctx, e.node, e.claims)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkPodTotal measures what one pod costs the scheduler: upstream
+// builds an allocator from all slices and checks every node; ours creates
+// an allocator over the long-lived inventory and checks every node.
+func BenchmarkPodTotal(b *testing.B) {
+	structured.EnableAllocators("incubating")
+	for _, shape := range benchShapes() {
+		for _, nodes := range parseNodes(b) {
+			e := newBenchEnv(b, shape, nodes, 0.5)
+			for _, impl := range []string{"upstream", "ours"} {
+				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.name, nodes, impl), func(b *testing.B) {
+					ctx := context.Background()
+					b.ReportAllocs()
+					for b.Loop() {
+						var a allocatorIface
+						if impl == "upstream" {
+							a = e.upstream(b)
+						} else {
+							a = e.ours()
+						}
+						for _, n := range e.cluster.Nodes {
+							_, _ = a.Allocate(ctx, n, e.claims)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkInventoryMemory reports bytes of memory per device held by the
+// inventory and the matcher's per-device CEL inputs after every device was
+// evaluated once.
+func BenchmarkInventoryMemory(b *testing.B) {
+	for _, shape := range benchShapes() {
+		b.Run("shape="+shape.name, func(b *testing.B) {
+			c := shape.cluster(100)
+			claims := shape.claims()
+			var devices int
+			for _, s := range c.Slices {
+				devices += len(s.Spec.Devices)
+			}
+			for b.Loop() {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				inv := inventory.New()
+				for _, s := range c.Slices {
+					inv.Set(s)
+				}
+				m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
+				a := allocator.New(defaultFeatures, structured.AllocatedState{}, c.ClassLister(), inv, m, allocator.FirstFit)
+				for _, n := range c.Nodes {
+					_, _ = a.Allocate(context.Background(), n, claims)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(devices), "B/device")
+				runtime.KeepAlive(a)
+			}
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package allocator_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocationcheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// envInt reads a numeric knob of the differential test.
+func envInt(t testing.TB, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
+}
+
+// randomCase turns a generated case into inputs for both allocators; it
+// allocates on every node of the case with one allocator, as the
+// scheduler does for one pod.
+func randomCase(c inventorygen.Case) diffCase {
+	return diffCase{
+		features: c.Features,
+		state:    c.AllocatedState(),
+		classes:  c.ClassLister(),
+		slices:   c.Slices,
+		claims:   c.Claims,
+		nodes:    c.Nodes,
+	}
+}
+
+// checkCase compares one generated case with upstream and judges our
+// allocations with the independent checker. It returns a failure report,
+// or "" and the outcome class of the first node.
+func checkCase(t testing.TB, c inventorygen.Case) (string, string) {
+	tc := randomCase(c)
+	diffs, ours := compareOutcomes(t.Context(), tc)
+	if len(diffs) > 0 {
+		return fmt.Sprintf("seed %d differs from upstream (notes %v):\n%s", c.Seed, c.Notes, strings.Join(diffs, "\n")), ""
+	}
+	for i, o := range ours {
+		if o.err != nil || o.results == nil {
+			continue
+		}
+		violations := allocationcheck.Check(t.Context(), allocationcheck.Input{
+			Features:  tc.features,
+			Node:      tc.nodes[i],
+			Slices:    tc.slices,
+			Classes:   tc.classes,
+			Claims:    tc.claims,
+			Allocated: tc.state,
+		}, o.results)
+		if len(violations) > 0 {
+			return fmt.Sprintf("seed %d, node %s: invalid allocation (notes %v): %v\n%s", c.Seed, tc.nodes[i].Name, c.Notes, violations, o), ""
+		}
+	}
+	switch o := ours[0]; {
+	case o.err != nil && errors.Is(o.err, structured.ErrFailedAllocationOnNode):
+		return "", "node-local error"
+	case o.err != nil:
+		return "", "error"
+	case o.results == nil:
+		return "", "does not fit"
+	default:
+		return "", "allocated"
+	}
+}
+
+// TestDifferentialRandom generates DRA_DIFF_CASES cases from seed
+// DRA_DIFF_SEED on and demands upstream's exact outcome for each, and an
+// allocation the independent checker accepts whenever one is returned.
+func TestDifferentialRandom(t *testing.T) {
+	n := envInt(t, "DRA_DIFF_CASES", 2000)
+	first := envInt(t, "DRA_DIFF_SEED", 1)
+	opts := inventorygen.DefaultRandomOptions()
+	if os.Getenv("DRA_DIFF_LARGE") != "" {
+		opts = inventorygen.LargeRandomOptions()
+	}
+	outcomes := map[string]int{}
+	failures := 0
+	for seed := first; seed < first+n; seed++ {
+		report, outcome := checkCase(t, inventorygen.Random(int64(seed), opts))
+		if report != "" {
+			failures++
+			if failures <= 5 {
+				t.Error(report)
+			}
+			continue
+		}
+		outcomes[outcome]++
+	}
+	t.Logf("%d cases, seeds %d..%d: %d failed; outcomes %v", n, first, first+n-1, failures, outcomes)
+	if failures > 5 {
+		t.Errorf("%d more cases failed", failures-5)
+	}
+	for _, want := range []string{"allocated", "does not fit", "error"} {
+		if n >= 200 && outcomes[want] == 0 {
+			t.Errorf("no case ended %q: the generator does not exercise it", want)
+		}
+	}
+}
+
+// FuzzAllocator feeds generated cases chosen by the fuzzer's seed: our
+// allocator must never panic, always agree with upstream and never return
+// an invalid allocation.
+func FuzzAllocator(f *testing.F) {
+	for _, seed := range []int64{1, 2, 3, 42, 1000} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		if report, _ := checkCase(t, inventorygen.Random(seed, inventorygen.DefaultRandomOptions())); report != "" {
+			t.Fatal(report)
+		}
+	})
+}

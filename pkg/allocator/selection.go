@@ -1,0 +1,169 @@
+package allocator
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/klog/v2"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// selection is the outcome of one request's selector chain (§4.2) on every
+// candidate device of one node view, as bit sets over the view's device
+// positions. It is computed once per (chain, view) and shared by every pod
+// and call that asks the same question about that node; a new view (any
+// slice change, a label change of the node) starts afresh.
+//
+// Evaluating every candidate up front is safe because evaluation is pure:
+// errors are kept per device and reported only when the search reaches the
+// device, exactly when upstream would evaluate it.
+type selection struct {
+	// match holds devices the chain selects; failed those on which it
+	// fails. The rest do not match.
+	match, failed *bitset.Set
+	// candidates is match ∪ failed: the devices the search must visit.
+	candidates *bitset.Set
+	errs       map[int]chainError
+}
+
+// chainError is where a chain failed on a device, to be worded for the
+// claim and class at hand.
+type chainError struct {
+	class   bool // a class selector (else a request selector)
+	index   int
+	compile bool
+	// raw errors (node selection) are reported unwrapped.
+	raw bool
+	err error
+}
+
+// wrap words the error as upstream does.
+func (e chainError) wrap(r *request, claimName klog.ObjectRef, d *inventory.Device) error {
+	switch {
+	case e.raw:
+		return e.err
+	case e.class && e.compile:
+		return fmt.Errorf("class %s: selector #%d: CEL compile error: %w", r.class.Name, e.index, e.err)
+	case e.class:
+		return fmt.Errorf("class %s: selector #%d on device %s: CEL runtime error: %w", r.class.Name, e.index, d.ID(), e.err)
+	case e.compile:
+		return fmt.Errorf("claim %s: selector #%d: CEL compile error: %w", claimName, e.index, e.err)
+	default:
+		return fmt.Errorf("claim %s: selector #%d on device %s: CEL runtime error: %w", claimName, e.index, d.ID(), e.err)
+	}
+}
+
+// chainKey identifies a selector chain: class name and selectors, request
+// selectors, and whether binding conditions are supported.
+func chainKey(r *request, bindingConditions bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%t\x00%s\x00%d", bindingConditions, r.class.Name, len(r.class.Spec.Selectors))
+	for _, sel := range r.class.Spec.Selectors {
+		b.WriteByte(0)
+		if sel.CEL != nil {
+			b.WriteString(sel.CEL.Expression)
+		} else {
+			b.WriteByte(1)
+		}
+	}
+	for _, sel := range r.selectors {
+		b.WriteByte(0)
+		b.WriteString(sel.CEL.Expression)
+	}
+	return b.String()
+}
+
+type selectionEntry struct {
+	mu  sync.Mutex
+	sel *selection
+}
+
+// selection returns the request's selection on this call's node view. A
+// selection computed while the call's context ended is used by this call
+// only: interrupted evaluations are not a property of the devices.
+func (c *call) selection(r *request) *selection {
+	if s := c.sels[r]; s != nil {
+		return s
+	}
+	v, _ := c.view.Cache.LoadOrStore(r.chain, &selectionEntry{})
+	e := v.(*selectionEntry)
+	e.mu.Lock()
+	s := e.sel
+	if s == nil {
+		s = c.computeSelection(r)
+		if c.ctx.Err() == nil {
+			e.sel = s
+		}
+	}
+	e.mu.Unlock()
+	if c.sels == nil {
+		c.sels = map[*request]*selection{}
+	}
+	c.sels[r] = s
+	return s
+}
+
+func (c *call) computeSelection(r *request) *selection {
+	n := len(c.view.Devices)
+	s := &selection{match: bitset.New(n), failed: bitset.New(n)}
+	for i, d := range c.view.Devices {
+		ok, cerr := c.chain(r, d)
+		switch {
+		case cerr != nil:
+			s.failed.Set(i)
+			if s.errs == nil {
+				s.errs = map[int]chainError{}
+			}
+			s.errs[i] = *cerr
+		case ok:
+			s.match.Set(i)
+		}
+	}
+	s.candidates = bitset.New(n)
+	s.candidates.Or(s.match, s.failed)
+	return s
+}
+
+// chain runs the request's selector chain on one device: binding
+// conditions supported, class selectors, request selectors, the device's
+// own node selection, in that order, stopping at the first false or error.
+func (c *call) chain(r *request, d *inventory.Device) (bool, *chainError) {
+	if !c.a.features.DeviceBindingAndStatus && len(d.Spec.BindingConditions) > 0 {
+		return false, nil
+	}
+	for i, e := range r.classExprs {
+		if ok, cerr := c.evaluateOne(e, d, true, i); cerr != nil || !ok {
+			return false, cerr
+		}
+	}
+	for i, e := range r.exprs {
+		if ok, cerr := c.evaluateOne(e, d, false, i); cerr != nil || !ok {
+			return false, cerr
+		}
+	}
+	if d.Slice.PerDeviceNodeSelection() {
+		ok, err := d.DeviceMatchesNode(c.node)
+		if err != nil {
+			return false, &chainError{raw: true, err: err}
+		}
+		return ok, nil
+	}
+	return true, nil
+}
+
+func (c *call) evaluateOne(e *exprResults, d *inventory.Device, class bool, i int) (bool, *chainError) {
+	if e == nil {
+		return false, &chainError{class: class, index: i, compile: true, err: fmt.Errorf("CEL expression empty (unsupported selector type?)")}
+	}
+	if e.compileErr != nil {
+		return false, &chainError{class: class, index: i, compile: true, err: e.compileErr}
+	}
+	ok, err := c.a.matcher.match(c.ctx, e, d)
+	if err != nil {
+		return false, &chainError{class: class, index: i, err: err}
+	}
+	return ok, nil
+}
