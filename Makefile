@@ -69,3 +69,24 @@ RUN_FLAGS ?=
 run:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-demo ./cmd/dra-demo
 	$(BIN)/dra-demo $(RUN_FLAGS)
+
+## diff: the allocator's differential test against upstream over many more
+## random cases than make test runs (DIFF_CASES from DIFF_SEED on).
+DIFF_CASES ?= 20000
+DIFF_SEED  ?= 1
+.PHONY: diff fuzz bench-allocator
+diff:
+	DRA_DIFF_CASES=$(DIFF_CASES) DRA_DIFF_SEED=$(DIFF_SEED) $(GO) test -count=1 -timeout 2h -v -run 'TestDifferentialRandom' ./pkg/allocator
+
+## fuzz: coverage-guided fuzzing of the allocator against upstream and the
+## independent checker (FUZZ_TIME).
+FUZZ_TIME ?= 10m
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzAllocator -fuzztime $(FUZZ_TIME) ./pkg/allocator
+
+## bench-allocator: ours vs upstream per (pod, node) and per pod, on
+## realistic inventories (BENCH_NODES cluster sizes); benchstat-readable.
+BENCH_NODES ?= 100,5000
+BENCH_TIME  ?= 1s
+bench-allocator:
+	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -timeout 2h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES)

@@ -34,6 +34,8 @@ type Allocator struct {
 	// allocator was last asked about: the scheduler asks about one pod's
 	// claims on many nodes.
 	prepared atomic.Pointer[prepared]
+	// calls recycles per-call search state.
+	calls sync.Pool
 
 	steps atomic.Int64
 }
@@ -89,7 +91,8 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 		p = a.prepareClaims(claims)
 		a.prepared.Store(p)
 	}
-	c := newCall(ctx, a, node, claims, view)
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
 	if err := c.prepare(p); err != nil {
 		return nil, err
 	}
@@ -101,7 +104,9 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 		if view.InvalidPools {
 			return nil, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
 		}
-		logger.V(5).Info("Claims do not fit on node", "node", klog.KObj(node))
+		if v := logger.V(5); v.Enabled() {
+			v.Info("Claims do not fit on node", "node", klog.KObj(node))
+		}
 		return nil, nil
 	}
 	return c.results()

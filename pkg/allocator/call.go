@@ -29,15 +29,61 @@ type call struct {
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
 	sels map[*request]*selection
+	// spare claim states for reuse.
+	spare []*claimState
 }
 
-func newCall(ctx context.Context, a *Allocator, node *v1.Node, claims []*resourceapi.ResourceClaim, view *inventory.NodeView) *call {
-	return &call{
-		ctx: ctx, a: a, node: node, claims: claims, view: view,
-		allocating: map[int][]int{},
-		shares:     map[int]*shareState{},
-		consumed:   map[inventory.PoolID]counterSets{},
+// newCall takes a call from the allocator's pool and resets it; the
+// search's bookkeeping maps keep their storage across calls.
+func (a *Allocator) newCall(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, view *inventory.NodeView) *call {
+	c, _ := a.calls.Get().(*call)
+	if c == nil {
+		c = &call{
+			allocating: map[int][]int{},
+			shares:     map[int]*shareState{},
+			consumed:   map[inventory.PoolID]counterSets{},
+			sels:       map[*request]*selection{},
+		}
 	}
+	c.ctx, c.a, c.node, c.claims, c.view = ctx, a, node, claims, view
+	return c
+}
+
+// done returns the call to the pool. Nothing the caller keeps may refer to
+// it: results are built as fresh objects.
+func (a *Allocator) done(c *call) {
+	if len(c.allocating) > 0 {
+		clear(c.allocating)
+	}
+	if len(c.shares) > 0 {
+		clear(c.shares)
+	}
+	if len(c.consumed) > 0 {
+		clear(c.consumed)
+	}
+	if len(c.sels) > 0 {
+		clear(c.sels)
+	}
+	for _, cs := range c.claimStates {
+		cs.reset()
+	}
+	c.spare = append(c.spare, c.claimStates...)
+	c.claimStates = c.claimStates[:0]
+	c.ctx, c.a, c.node, c.claims, c.view = nil, nil, nil, nil, nil
+	a.calls.Put(c)
+}
+
+// newClaimState returns an empty claim state, reusing a spare one.
+func (c *call) newClaimState(obj *resourceapi.ResourceClaim) *claimState {
+	var cs *claimState
+	if n := len(c.spare); n > 0 {
+		cs, c.spare = c.spare[n-1], c.spare[:n-1]
+	} else {
+		cs = &claimState{}
+	}
+	cs.obj = obj
+	c.claimStates = append(c.claimStates, cs)
+	return cs
 }
 
 // cand returns the node's i-th candidate device.

@@ -56,6 +56,14 @@ func (r *request) name() string {
 	return r.base
 }
 
+// reset empties a claim state for reuse, keeping its storage.
+func (cs *claimState) reset() {
+	clear(cs.requests)
+	clear(cs.constraints)
+	clear(cs.results)
+	*cs = claimState{requests: cs.requests[:0], selected: cs.selected[:0], constraints: cs.constraints[:0], results: cs.results[:0]}
+}
+
 // claimState is a claim being allocated.
 type claimState struct {
 	obj *resourceapi.ResourceClaim
@@ -184,8 +192,7 @@ func (c *call) prepare(p *prepared) error {
 			return p.err
 		}
 		claimRef := klog.KObj(obj)
-		cs := &claimState{obj: obj}
-		c.claimStates = append(c.claimStates, cs)
+		cs := c.newClaimState(obj)
 		minPerClaim := 0
 		for qi, alts := range p.requests[ci] {
 			if ci == p.errClaim && qi == p.errReq {
@@ -229,8 +236,9 @@ func (c *call) prepare(p *prepared) error {
 		if ci == p.errClaim {
 			return p.err
 		}
-		cs.selected = make([]int, len(cs.requests))
-		cs.results = make([]deviceResult, 0, minPerClaim)
+		cs.selected = slices.Grow(cs.selected[:0], len(cs.requests))[:len(cs.requests)]
+		clear(cs.selected)
+		cs.results = slices.Grow(cs.results[:0], minPerClaim)
 		for _, con := range obj.Spec.Devices.Constraints {
 			if con.MatchAttribute != nil {
 				cs.constraints = append(cs.constraints, newMatchConstraint(con.Requests, *con.MatchAttribute))

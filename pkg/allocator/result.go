@@ -128,9 +128,7 @@ func nodeSelector(results []deviceResult, node string) (*v1.NodeSelector, error)
 			nodeName, sel = d.Spec.NodeName, d.Spec.NodeSelector
 		}
 		if nodeName != nil || ptr.Deref(d.Spec.BindsToNode, false) {
-			return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-				MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
-			}}}, nil
+			return nodeNameSelector(node), nil
 		}
 		if sel == nil {
 			continue
@@ -148,6 +146,25 @@ func nodeSelector(results []deviceResult, node string) (*v1.NodeSelector, error)
 		return nil, nil
 	}
 	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{term}}, nil
+}
+
+// nodeNameSelectorBlock holds a selector for one node name and its parts
+// in one allocation.
+type nodeNameSelectorBlock struct {
+	sel    v1.NodeSelector
+	terms  [1]v1.NodeSelectorTerm
+	fields [1]v1.NodeSelectorRequirement
+	values [1]string
+}
+
+// nodeNameSelector selects exactly the named node by metadata.name.
+func nodeNameSelector(node string) *v1.NodeSelector {
+	b := &nodeNameSelectorBlock{}
+	b.values[0] = node
+	b.fields[0] = v1.NodeSelectorRequirement{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: b.values[:]}
+	b.terms[0].MatchFields = b.fields[:]
+	b.sel.NodeSelectorTerms = b.terms[:]
+	return &b.sel
 }
 
 // mergeRequirements appends the requirements of from that to lacks, where a

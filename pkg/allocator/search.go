@@ -91,13 +91,13 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	next.dev++
 
 	if r.mode == resourceapi.DeviceAllocationModeAll {
-		ok, undo, err := c.tryDevice(p, r, r.allDevices[p.dev], true)
+		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true)
 		if err != nil || !ok {
 			return false, err
 		}
 		done, err := c.step(next, inSub, 0)
 		if err != nil || !done {
-			undo()
+			c.release(r, &t)
 			return false, err
 		}
 		return true, nil
@@ -126,7 +126,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 				continue
 			}
 		}
-		ok, undo, err := c.tryDevice(p, r, cand, false)
+		ok, t, err := c.tryDevice(p, r, cand, false)
 		if err != nil {
 			return false, err
 		}
@@ -137,7 +137,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		if err == nil && done {
 			return true, nil
 		}
-		undo()
+		c.release(r, &t)
 		if err != nil {
 			return false, err
 		}
@@ -159,82 +159,78 @@ func (c *call) allocatingFor(i, ci int) bool {
 	return false
 }
 
+// taken records what tryDevice took for one device, so that release can
+// give it back in reverse order (upstream's rollback state).
+type taken struct {
+	cand        candidate
+	claim       int
+	counters    bool
+	constraints int
+	marked      bool
+	shared      bool
+	consumed    map[resourceapi.QualifiedName]resource.Quantity
+	result      bool
+}
+
 // tryDevice checks and takes one device for the request at p, in
 // upstream's order (§5.2). must (All mode) turns a violated constraint into
-// an error. undo releases everything tryDevice took.
-func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (bool, func(), error) {
+// an error. On success, release(t) gives everything back.
+func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (bool, taken, error) {
 	d := cand.dev
 	cs := c.claimStates[p.claim]
-	claimRef := klog.KObj(c.claims[p.claim])
+	t := taken{cand: cand, claim: p.claim}
 	multi := c.a.features.ConsumableCapacity && ptr.Deref(d.Spec.AllowMultipleAllocations, false)
 	if !multi && r.adminAccess && c.allocatingFor(d.Index, p.claim) {
-		return false, nil, nil
+		return false, t, nil
 	}
 	if !r.adminAccess && c.inUse(d.Index) {
-		return false, nil, nil
+		return false, t, nil
 	}
 	if !c.a.features.PartitionableDevices && len(d.Spec.ConsumesCounters) > 0 {
-		return false, nil, nil
+		return false, t, nil
 	}
 
-	var undos []func()
-	rollback := func() {
-		for i := len(undos) - 1; i >= 0; i-- {
-			undos[i]()
-		}
-	}
 	skipCounters := multi && c.capacityInUse(d.Index)
 	if !skipCounters && len(d.Spec.ConsumesCounters) > 0 {
 		if !c.reserveCounters(cand) {
-			return false, nil, nil
+			return false, t, nil
 		}
-		undos = append(undos, func() { c.releaseCounters(cand) })
+		t.counters = true
 	}
 	if c.a.features.DeviceTaints && taintPrevents(d.Spec.Taints, r.tolerations) {
-		rollback()
-		return false, nil, nil
+		c.release(r, &t)
+		return false, t, nil
 	}
-	for i, con := range cs.constraints {
+	for _, con := range cs.constraints {
 		if !con.add(r.base, r.sub, d) {
-			rollback()
+			c.release(r, &t)
 			if must {
-				return false, nil, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", claimRef, r.shortName(), d.ID())
+				return false, t, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID())
 			}
-			return false, nil, nil
+			return false, t, nil
 		}
-		undos = append(undos, func() { cs.constraints[i].remove(r.base, r.sub, d) })
+		t.constraints++
 	}
 	if !multi {
 		c.allocating[d.Index] = append(c.allocating[d.Index], p.claim)
-		undos = append(undos, func() {
-			list := c.allocating[d.Index]
-			for j := len(list) - 1; j >= 0; j-- {
-				if list[j] == p.claim {
-					c.allocating[d.Index] = append(list[:j], list[j+1:]...)
-					break
-				}
-			}
-			if len(c.allocating[d.Index]) == 0 {
-				delete(c.allocating, d.Index)
-			}
-		})
+		t.marked = true
 	}
 	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
 	if c.a.features.ConsumableCapacity {
 		fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 		if err != nil {
-			rollback()
-			return false, nil, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", claimRef, r.shortName(), d.ID(), err)
+			c.release(r, &t)
+			return false, t, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 		}
 		if !fits {
-			rollback()
-			return false, nil, nil
+			c.release(r, &t)
+			return false, t, nil
 		}
 		if multi {
 			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange)
 			if err != nil {
-				rollback()
-				return false, nil, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", claimRef, r.shortName(), d.ID(), err)
+				c.release(r, &t)
+				return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 			}
 			id := uuid.NewUUID()
 			res.shareID = &id
@@ -242,13 +238,45 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (boo
 				res.consumed = consumed
 			}
 			c.addShare(d.Index, consumed)
-			undos = append(undos, func() { c.removeShare(d.Index, consumed) })
+			t.shared, t.consumed = true, consumed
 		}
 	}
 	cs.results = append(cs.results, res)
-	n := len(cs.results) - 1
-	undos = append(undos, func() { cs.results = cs.results[:n] })
-	return true, rollback, nil
+	t.result = true
+	return true, t, nil
+}
+
+// release gives back what tryDevice took, in reverse order.
+func (c *call) release(r *request, t *taken) {
+	d := t.cand.dev
+	cs := c.claimStates[t.claim]
+	if t.result {
+		cs.results = cs.results[:len(cs.results)-1]
+	}
+	if t.shared {
+		c.removeShare(d.Index, t.consumed)
+	}
+	if t.marked {
+		list := c.allocating[d.Index]
+		for j := len(list) - 1; j >= 0; j-- {
+			if list[j] == t.claim {
+				list = append(list[:j], list[j+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(c.allocating, d.Index)
+		} else {
+			c.allocating[d.Index] = list
+		}
+	}
+	for i := t.constraints - 1; i >= 0; i-- {
+		cs.constraints[i].remove(r.base, r.sub, d)
+	}
+	if t.counters {
+		c.releaseCounters(t.cand)
+	}
+	*t = taken{}
 }
 
 // taintPrevents reports an untolerated NoSchedule or NoExecute taint.

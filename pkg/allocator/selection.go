@@ -88,7 +88,10 @@ func (c *call) selection(r *request) *selection {
 	if s := c.sels[r]; s != nil {
 		return s
 	}
-	v, _ := c.view.Cache.LoadOrStore(r.chain, &selectionEntry{})
+	v, ok := c.view.Cache.Load(r.chain)
+	if !ok {
+		v, _ = c.view.Cache.LoadOrStore(r.chain, &selectionEntry{})
+	}
 	e := v.(*selectionEntry)
 	e.mu.Lock()
 	s := e.sel
