@@ -31,6 +31,8 @@ type call struct {
 	sels map[*request]*selection
 	// spare claim states for reuse.
 	spare []*claimState
+	// orders memoizes the policy's candidate order per request.
+	orders map[*request][]int
 }
 
 // newCall takes a call from the allocator's pool and resets it; the
@@ -63,6 +65,9 @@ func (a *Allocator) done(c *call) {
 	}
 	if len(c.sels) > 0 {
 		clear(c.sels)
+	}
+	if len(c.orders) > 0 {
+		clear(c.orders)
 	}
 	for _, cs := range c.claimStates {
 		cs.reset()

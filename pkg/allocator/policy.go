@@ -1,10 +1,107 @@
 package allocator
 
-// Policy chooses among valid allocations.
+import (
+	"math"
+	"slices"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// Policy chooses among valid allocations. It never changes whether a
+// claim fits: the search stays exhaustive and only its order changes.
 type Policy string
 
 const (
 	// FirstFit takes the first valid allocation in upstream's search
 	// order: exactly what upstream's allocator returns.
 	FirstFit Policy = "FirstFit"
+	// Packing prefers devices that leave the least capacity unused: a
+	// partition on a partly used GPU before one on a fresh GPU, then the
+	// smallest device that matches (a 4Gi ask takes a 40Gi GPU, not a
+	// 141Gi one), then upstream's order.
+	Packing Policy = "Packing"
 )
+
+// Policies lists the valid policies.
+var Policies = []Policy{FirstFit, Packing}
+
+// order returns the request's candidate positions in the policy's order,
+// memoized per call.
+func (c *call) order(r *request, sel *selection) []int {
+	if o, ok := c.orders[r]; ok {
+		return o
+	}
+	type scored struct {
+		pos        int
+		used, size float64
+	}
+	var list []scored
+	for i, more := sel.candidates.NextSet(0); more; i, more = sel.candidates.NextSet(i + 1) {
+		cand := c.cand(i)
+		list = append(list, scored{pos: i, used: c.counterUse(cand), size: deviceSize(cand.dev)})
+	}
+	slices.SortStableFunc(list, func(a, b scored) int {
+		switch {
+		case a.used != b.used:
+			if a.used > b.used {
+				return -1
+			}
+			return 1
+		case a.size != b.size:
+			if a.size < b.size {
+				return -1
+			}
+			return 1
+		}
+		return a.pos - b.pos
+	})
+	out := make([]int, len(list))
+	for k, s := range list {
+		out[k] = s.pos
+	}
+	if c.orders == nil {
+		c.orders = map[*request][]int{}
+	}
+	c.orders[r] = out
+	return out
+}
+
+// deviceSize summarizes a device's capacities on a log scale, so that
+// capacities of different units weigh alike: smaller devices first.
+func deviceSize(d *inventory.Device) float64 {
+	size := 0.0
+	for _, c := range d.Spec.Capacity {
+		if v := c.Value.AsApproximateFloat64(); v > 0 {
+			size += math.Log2(1 + v)
+		}
+	}
+	return size
+}
+
+// counterUse is the largest fraction already used (by allocated devices)
+// of any counter set the device draws from: partitions of a partly used
+// GPU score higher than those of an untouched one.
+func (c *call) counterUse(cand candidate) float64 {
+	if len(cand.dev.Spec.ConsumesCounters) == 0 {
+		return 0
+	}
+	avail := c.a.available(cand.pool)
+	best := 0.0
+	for _, use := range cand.dev.Spec.ConsumesCounters {
+		set := cand.pool.CounterSets[use.CounterSet]
+		if set == nil {
+			continue
+		}
+		for name, total := range set.Counters {
+			t := total.Value.AsApproximateFloat64()
+			if t <= 0 {
+				continue
+			}
+			left := avail[use.CounterSet][name]
+			if f := 1 - left.AsApproximateFloat64()/t; f > best {
+				best = f
+			}
+		}
+	}
+	return best
+}

@@ -104,7 +104,26 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	}
 
 	sel := c.selection(r)
-	for i, more := sel.candidates.NextSet(start); more; i, more = sel.candidates.NextSet(i + 1) {
+	// FirstFit walks the candidates in upstream's order; other policies
+	// walk a permutation of them. Either way the devices of one request
+	// form an increasing combination in that order, so the search stays
+	// exhaustive and only which valid allocation comes first changes.
+	var order []int
+	if c.a.policy != FirstFit {
+		order = c.order(r, sel)
+	}
+	for k, i, more := start, 0, false; ; k++ {
+		if order == nil {
+			if i, more = sel.candidates.NextSet(k); !more {
+				break
+			}
+			k = i
+		} else {
+			if k >= len(order) {
+				break
+			}
+			i = order[k]
+		}
 		cand := c.cand(i)
 		d := cand.dev
 		if r.adminAccess {
@@ -133,7 +152,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		if !ok {
 			continue
 		}
-		done, err := c.step(next, inSub, i+1)
+		done, err := c.step(next, inSub, k+1)
 		if err == nil && done {
 			return true, nil
 		}
