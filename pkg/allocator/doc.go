@@ -14,13 +14,27 @@
 // Work is done at the rarest event that can do it:
 //
 //   - Slices are interned once into an inventory.Inventory (dense device
-//     indexes, parsed node selectors, pools per node cached until a slice
-//     or the node's labels change).
-//   - Each CEL selector is evaluated at most once per device version; the
-//     results are kept as bit sets over device indexes (match, error) in a
-//     Matcher shared across pods and nodes.
+//     indexes, parsed node selectors, a NodeView per node — pools and
+//     candidate devices in search order — cached until a slice or the
+//     node's labels change).
+//   - Each CEL selector is compiled once and evaluated at most once per
+//     device version (Matcher), on a CEL input built once per device
+//     version (celmatch.Activation).
+//   - Per pod (one claims slice, many nodes) the node-independent
+//     validation runs once (prepared).
+//   - Per (selector chain, NodeView) the chain's outcome on every candidate
+//     is kept as bit sets — match, failed — shared by all pods asking the
+//     same question about that node (selection).
 //   - Per Allocate call only the search remains: a depth-first search in
-//     upstream's order over the node's candidate devices.
+//     upstream's order over the set bits of the request's candidates,
+//     with pooled bookkeeping; a node that cannot fit costs no allocation.
+//
+// # Policies
+//
+// FirstFit (the default, and NewAllocator's) is upstream-exact. Packing
+// walks the same candidates in another order — partitions of partly used
+// GPUs first, then the smallest matching device — so it picks another
+// valid allocation but never changes whether one exists.
 //
 // NewAllocator has upstream's signature and builds a private inventory
 // from the given slices; long-lived callers (the scheduler plugin) keep one

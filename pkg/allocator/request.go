@@ -57,10 +57,9 @@ func (r *request) name() string {
 }
 
 // reset empties a claim state for reuse, keeping its storage.
+// The references left in the storage point to long-lived objects (claims,
+// devices) and are overwritten by the next use.
 func (cs *claimState) reset() {
-	clear(cs.requests)
-	clear(cs.constraints)
-	clear(cs.results)
 	*cs = claimState{requests: cs.requests[:0], selected: cs.selected[:0], constraints: cs.constraints[:0], results: cs.results[:0]}
 }
 

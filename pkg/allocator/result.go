@@ -60,15 +60,23 @@ func (cs *claimState) chosen(q int) *request { return cs.requests[q][cs.selected
 // and drops the request list of entries that apply to every request (§6.2).
 func (c *call) config(cs *claimState) []resourceapi.DeviceAllocationConfiguration {
 	var out []resourceapi.DeviceAllocationConfiguration
-	type span struct{ start, end int }
-	byClass := map[string]span{}
+	// Classes seen so far and where their entries are; claims have few
+	// requests, so a list beats a map.
+	type span struct {
+		class      string
+		start, end int
+	}
+	var seen []span
+classes:
 	for q := range cs.requests {
 		r := cs.chosen(q)
-		if sp, seen := byClass[r.class.Name]; seen {
-			for i := sp.start; i < sp.end; i++ {
-				out[i].Requests = append(out[i].Requests, r.name())
+		for _, sp := range seen {
+			if sp.class == r.class.Name {
+				for i := sp.start; i < sp.end; i++ {
+					out[i].Requests = append(out[i].Requests, r.name())
+				}
+				continue classes
 			}
-			continue
 		}
 		start := len(out)
 		for _, cfg := range r.class.Spec.Config {
@@ -78,7 +86,12 @@ func (c *call) config(cs *claimState) []resourceapi.DeviceAllocationConfiguratio
 				DeviceConfiguration: cfg.DeviceConfiguration,
 			})
 		}
-		byClass[r.class.Name] = span{start, len(out)}
+		if len(r.class.Spec.Config) > 0 {
+			seen = append(seen, span{r.class.Name, start, len(out)})
+		}
+	}
+	if len(out) == 0 && len(cs.obj.Spec.Devices.Config) == 0 {
+		return nil
 	}
 	for _, cfg := range cs.obj.Spec.Devices.Config {
 		if len(cfg.Requests) == 0 || slices.ContainsFunc(cs.indexes(), func(q int) bool { return cs.named(cfg.Requests, q) }) {
