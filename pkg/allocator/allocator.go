@@ -61,12 +61,19 @@ func NewAllocator(ctx context.Context,
 // inventory must not change while the allocator is in use.
 func New(features structured.Features, allocatedState structured.AllocatedState, classLister structured.DeviceClassLister,
 	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
+	return NewWithState(features, NewState(inv, allocatedState), classLister, inv, matcher, policy)
+}
+
+// NewWithState is New with an already translated State, for callers that
+// keep one up to date instead of rebuilding it per pod.
+func NewWithState(features structured.Features, state *State, classLister structured.DeviceClassLister,
+	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
 	return &Allocator{
 		features: features,
 		classes:  classLister,
 		inv:      inv,
 		matcher:  matcher,
-		state:    newAllocatedState(inv, allocatedState),
+		state:    state,
 		policy:   policy,
 		counters: map[inventory.PoolID]counterSets{},
 	}

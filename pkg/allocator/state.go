@@ -6,9 +6,19 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
-// allocatedState is structured.AllocatedState translated to device
-// indexes of one inventory. Devices the inventory does not know are
-// irrelevant: they cannot be candidates.
+// State is structured.AllocatedState translated to device indexes of one
+// inventory. Devices the inventory does not know are irrelevant: they
+// cannot be candidates. A long-lived caller builds it once per change of
+// the allocated devices, not per pod; it must not change while allocators
+// use it.
+type State = allocatedState
+
+// NewState translates st for inv.
+func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
+	return newAllocatedState(inv, st)
+}
+
+// allocatedState is the implementation of State.
 type allocatedState struct {
 	// dedicated holds devices in AllocatedDevices.
 	dedicated map[int]bool
