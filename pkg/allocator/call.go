@@ -4,6 +4,7 @@ import (
 	"context"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
@@ -60,8 +61,14 @@ func (a *Allocator) done(c *call) {
 	if len(c.shares) > 0 {
 		clear(c.shares)
 	}
-	if len(c.consumed) > 0 {
-		clear(c.consumed)
+	// Counter bookkeeping keeps its maps: zero values read like absent
+	// ones, and reusing the storage keeps the search allocation-free.
+	for _, sets := range c.consumed {
+		for _, set := range sets {
+			for name := range set {
+				set[name] = resource.Quantity{}
+			}
+		}
 	}
 	if len(c.sels) > 0 {
 		clear(c.sels)

@@ -56,11 +56,30 @@ func (r *request) name() string {
 	return r.base
 }
 
+// newConstraint returns a fresh constraint tracker, reusing the claim
+// state's storage from earlier calls.
+func (cs *claimState) newConstraint(con resourceapi.DeviceConstraint) constraint {
+	if con.MatchAttribute != nil {
+		cs.matchSlab = append(cs.matchSlab, matchConstraint{requests: con.Requests, name: *con.MatchAttribute})
+		return &cs.matchSlab[len(cs.matchSlab)-1]
+	}
+	n := len(cs.distinctSlab)
+	if n < cap(cs.distinctSlab) {
+		cs.distinctSlab = cs.distinctSlab[:n+1]
+		values := cs.distinctSlab[n].values[:0]
+		cs.distinctSlab[n] = distinctConstraint{requests: con.Requests, name: *con.DistinctAttribute, values: values}
+	} else {
+		cs.distinctSlab = append(cs.distinctSlab, distinctConstraint{requests: con.Requests, name: *con.DistinctAttribute})
+	}
+	return &cs.distinctSlab[n]
+}
+
 // reset empties a claim state for reuse, keeping its storage.
 // The references left in the storage point to long-lived objects (claims,
 // devices) and are overwritten by the next use.
 func (cs *claimState) reset() {
-	*cs = claimState{requests: cs.requests[:0], selected: cs.selected[:0], constraints: cs.constraints[:0], results: cs.results[:0]}
+	*cs = claimState{requests: cs.requests[:0], selected: cs.selected[:0], constraints: cs.constraints[:0], results: cs.results[:0],
+		matchSlab: cs.matchSlab[:0], distinctSlab: cs.distinctSlab[:0]}
 }
 
 // claimState is a claim being allocated.
@@ -72,6 +91,9 @@ type claimState struct {
 	selected    []int
 	constraints []constraint
 	results     []deviceResult
+	// storage for constraint trackers, reused across calls
+	matchSlab    []matchConstraint
+	distinctSlab []distinctConstraint
 }
 
 // prepared is the node-independent part of validating a set of claims,
@@ -239,11 +261,7 @@ func (c *call) prepare(p *prepared) error {
 		clear(cs.selected)
 		cs.results = slices.Grow(cs.results[:0], minPerClaim)
 		for _, con := range obj.Spec.Devices.Constraints {
-			if con.MatchAttribute != nil {
-				cs.constraints = append(cs.constraints, newMatchConstraint(con.Requests, *con.MatchAttribute))
-			} else {
-				cs.constraints = append(cs.constraints, newDistinctConstraint(con.Requests, *con.DistinctAttribute))
-			}
+			cs.constraints = append(cs.constraints, cs.newConstraint(con))
 		}
 	}
 	return nil

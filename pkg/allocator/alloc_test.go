@@ -1,0 +1,39 @@
+package allocator_test
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/dynamic-resource-allocation/cel"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// TestNoAllocationWhenNodeCannotFit: once caches are warm, checking a node
+// whose devices are all taken allocates nothing, for plain devices,
+// partitionable devices and constrained requests.
+func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
+	for _, shape := range benchShapes() {
+		t.Run("a full node costs no allocation for shape "+shape.name, func(t *testing.T) {
+			c := shape.cluster(3)
+			state := inventorygen.Occupancy(c, 1).State()
+			inv := inventory.New()
+			for _, s := range c.Slices {
+				inv.Set(s)
+			}
+			m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
+			a := allocator.NewWithState(defaultFeatures, allocator.NewState(inv, state), c.ClassLister(), inv, m, allocator.FirstFit)
+			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
+			res, err := a.Allocate(ctx, node, claims)
+			if err != nil || res != nil {
+				t.Fatalf("a full node must not fit: got %v, %v", res, err)
+			}
+			if n := testing.AllocsPerRun(50, func() { _, _ = a.Allocate(ctx, node, claims) }); n != 0 {
+				t.Errorf("%v allocations per check of a full node, want 0", n)
+			}
+		})
+	}
+}
+
