@@ -36,4 +36,3 @@ func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
 		})
 	}
 }
-
