@@ -28,7 +28,7 @@ type Allocator struct {
 	// counters caches each pool's available counters for the allocator's
 	// lifetime, as upstream does (§5.5).
 	countersMu sync.Mutex
-	counters   map[inventory.PoolID]counterSets
+	counters   map[inventory.PoolID]poolCounters
 
 	// prepared caches the node-independent validation of the claims the
 	// allocator was last asked about: the scheduler asks about one pod's
@@ -75,7 +75,7 @@ func NewWithState(features structured.Features, state *State, classLister struct
 		matcher:  matcher,
 		state:    state,
 		policy:   policy,
-		counters: map[inventory.PoolID]counterSets{},
+		counters: map[inventory.PoolID]poolCounters{},
 	}
 }
 

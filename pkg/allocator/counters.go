@@ -9,14 +9,21 @@ import (
 // counterSets maps counter set name -> counter name -> value.
 type counterSets map[string]map[string]resource.Quantity
 
+// poolCounters is a pool's available counters, and whether any of them is
+// already over-consumed.
+type poolCounters struct {
+	sets         counterSets
+	overConsumed bool
+}
+
 // available returns what the pool's counter sets offer after subtracting
 // the consumption of already allocated devices. Like upstream it is
 // computed once per pool and allocator (§5.5).
-func (a *Allocator) available(pool *inventory.Pool) counterSets {
+func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 	a.countersMu.Lock()
 	defer a.countersMu.Unlock()
-	if cs, ok := a.counters[pool.ID]; ok {
-		return cs
+	if pc, ok := a.counters[pool.ID]; ok {
+		return pc
 	}
 	cs := counterSets{}
 	for name, set := range pool.CounterSets {
@@ -44,48 +51,62 @@ func (a *Allocator) available(pool *inventory.Pool) counterSets {
 			}
 		}
 	}
-	a.counters[pool.ID] = cs
-	return cs
+	pc := poolCounters{sets: cs}
+	for _, set := range cs {
+		for _, v := range set {
+			if v.Sign() < 0 {
+				pc.overConsumed = true
+			}
+		}
+	}
+	a.counters[pool.ID] = pc
+	return pc
 }
 
 // reserveCounters adds the device's counter consumption to this call's and
-// keeps it if every counter of the pool still fits; it reports whether it
-// did.
+// keeps it if the pool's counters still fit; it reports whether it did.
+//
+// Upstream compares every counter of the pool after adding (§5.5). The
+// same answer comes from less work: if some counter is already
+// over-consumed by earlier allocations, every reservation fails; otherwise
+// every counter fitted after the last successful reservation (releases
+// only lower consumption), so only the device's own counters can stop
+// fitting.
 func (c *call) reserveCounters(cand candidate) bool {
 	avail := c.a.available(cand.pool)
+	if avail.overConsumed {
+		return false
+	}
 	consumed := c.consumed[cand.pool.ID]
 	if consumed == nil {
 		consumed = counterSets{}
 		c.consumed[cand.pool.ID] = consumed
 	}
+	fits := true
 	for _, use := range cand.dev.Spec.ConsumesCounters {
 		set := consumed[use.CounterSet]
 		if set == nil {
 			set = map[string]resource.Quantity{}
 			consumed[use.CounterSet] = set
 		}
+		have := avail.sets[use.CounterSet]
 		for cn, q := range use.Counters {
 			v, ok := set[cn]
 			if !ok {
-				set[cn] = q.Value.DeepCopy()
-				continue
+				v = q.Value.DeepCopy()
+			} else {
+				v.Add(q.Value)
 			}
-			v.Add(q.Value)
 			set[cn] = v
-		}
-	}
-	// Every counter of the pool is compared, not only the device's (§5.5).
-	for setName, counters := range avail {
-		used := consumed[setName]
-		for cn, have := range counters {
-			need := used[cn]
-			if have.Cmp(need) < 0 {
-				c.releaseCounters(cand)
-				return false
+			if a, ok := have[cn]; ok && a.Cmp(v) < 0 {
+				fits = false
 			}
 		}
 	}
-	return true
+	if !fits {
+		c.releaseCounters(cand)
+	}
+	return fits
 }
 
 // releaseCounters undoes reserveCounters.

@@ -97,7 +97,7 @@ func (c *call) counterUse(cand candidate) float64 {
 			if t <= 0 {
 				continue
 			}
-			left := avail[use.CounterSet][name]
+			left := avail.sets[use.CounterSet][name]
 			if f := 1 - left.AsApproximateFloat64()/t; f > best {
 				best = f
 			}
