@@ -35,18 +35,16 @@ func (s subjects) covers(base, sub string) bool {
 
 // lookupAttribute finds a fully qualified attribute on a device: by the
 // full name, or by the short name when the domain is the device's driver.
-func lookupAttribute(d *inventory.Device, name resourceapi.FullyQualifiedName) *resourceapi.DeviceAttribute {
+func lookupAttribute(d *inventory.Device, name resourceapi.FullyQualifiedName) (resourceapi.DeviceAttribute, bool) {
 	if a, ok := d.Spec.Attributes[resourceapi.QualifiedName(name)]; ok {
-		return &a
+		return a, true
 	}
 	domain, id, found := strings.Cut(string(name), "/")
 	if !found || domain != d.Driver {
-		return nil
+		return resourceapi.DeviceAttribute{}, false
 	}
-	if a, ok := d.Spec.Attributes[resourceapi.QualifiedName(id)]; ok {
-		return &a
-	}
-	return nil
+	a, ok := d.Spec.Attributes[resourceapi.QualifiedName(id)]
+	return a, ok
 }
 
 // sameScalar reports whether a and b hold the same kind of scalar with the
@@ -70,7 +68,7 @@ func sameScalar(a, b *resourceapi.DeviceAttribute) (same, ok bool) {
 type matchConstraint struct {
 	requests subjects
 	name     resourceapi.FullyQualifiedName
-	value    *resourceapi.DeviceAttribute
+	value    resourceapi.DeviceAttribute
 	n        int
 }
 
@@ -82,15 +80,15 @@ func (m *matchConstraint) add(base, sub string, d *inventory.Device) bool {
 	if !m.requests.covers(base, sub) {
 		return true
 	}
-	attr := lookupAttribute(d, m.name)
-	if attr == nil {
+	attr, ok := lookupAttribute(d, m.name)
+	if !ok {
 		return false
 	}
 	if m.n == 0 {
 		m.value, m.n = attr, 1
 		return true
 	}
-	if same, _ := sameScalar(attr, m.value); !same {
+	if same, _ := sameScalar(&attr, &m.value); !same {
 		return false
 	}
 	m.n++
@@ -107,7 +105,7 @@ func (m *matchConstraint) remove(base, sub string, _ *inventory.Device) {
 type distinctConstraint struct {
 	requests subjects
 	name     resourceapi.FullyQualifiedName
-	values   []*resourceapi.DeviceAttribute
+	values   []resourceapi.DeviceAttribute
 }
 
 func newDistinctConstraint(requests []string, name resourceapi.FullyQualifiedName) *distinctConstraint {
@@ -118,12 +116,12 @@ func (m *distinctConstraint) add(base, sub string, d *inventory.Device) bool {
 	if !m.requests.covers(base, sub) {
 		return true
 	}
-	attr := lookupAttribute(d, m.name)
-	if attr == nil {
+	attr, ok := lookupAttribute(d, m.name)
+	if !ok {
 		return false
 	}
-	for _, v := range m.values {
-		same, ok := sameScalar(attr, v)
+	for i := range m.values {
+		same, ok := sameScalar(&attr, &m.values[i])
 		if !ok || same {
 			return false
 		}
