@@ -25,11 +25,6 @@ type Allocator struct {
 	state    *allocatedState
 	policy   Policy
 
-	// counters caches each pool's available counters for the allocator's
-	// lifetime, as upstream does (§5.5).
-	countersMu sync.Mutex
-	counters   map[inventory.PoolID]poolCounters
-
 	// prepared caches the node-independent validation of the claims the
 	// allocator was last asked about: the scheduler asks about one pod's
 	// claims on many nodes.
@@ -75,7 +70,6 @@ func NewWithState(features structured.Features, state *State, classLister struct
 		matcher:  matcher,
 		state:    state,
 		policy:   policy,
-		counters: map[inventory.PoolID]poolCounters{},
 	}
 }
 

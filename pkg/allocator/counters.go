@@ -20,9 +20,14 @@ type poolCounters struct {
 // the consumption of already allocated devices. Like upstream it is
 // computed once per pool and allocator (§5.5).
 func (a *Allocator) available(pool *inventory.Pool) poolCounters {
-	a.countersMu.Lock()
-	defer a.countersMu.Unlock()
-	if pc, ok := a.counters[pool.ID]; ok {
+	st := a.state
+	st.countersMu.Lock()
+	defer st.countersMu.Unlock()
+	if gen := a.inv.Generation(); gen != st.countersGen {
+		clear(st.counters)
+		st.countersGen = gen
+	}
+	if pc, ok := st.counters[pool.ID]; ok {
 		return pc
 	}
 	cs := counterSets{}
@@ -59,7 +64,7 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 			}
 		}
 	}
-	a.counters[pool.ID] = pc
+	st.counters[pool.ID] = pc
 	return pc
 }
 

@@ -1,6 +1,8 @@
 package allocator
 
 import (
+	"sync"
+
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
@@ -27,10 +29,18 @@ type allocatedState struct {
 	shared map[int]bool
 	// aggregated is AggregatedCapacity by index.
 	aggregated map[int]structured.ConsumedCapacity
+
+	// counters caches each pool's available counters (§5.5). Upstream
+	// computes them once per allocator; a State outlives many allocators,
+	// so the cache also remembers the inventory generation it is for.
+	countersMu  sync.Mutex
+	counters    map[inventory.PoolID]poolCounters
+	countersGen uint64
 }
 
 func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *allocatedState {
-	s := &allocatedState{dedicated: map[int]bool{}, shared: map[int]bool{}, aggregated: map[int]structured.ConsumedCapacity{}}
+	s := &allocatedState{dedicated: map[int]bool{}, shared: map[int]bool{}, aggregated: map[int]structured.ConsumedCapacity{},
+		counters: map[inventory.PoolID]poolCounters{}}
 	key := func(id structured.DeviceID) inventory.DeviceKey {
 		return inventory.DeviceKey{Driver: id.Driver.String(), Pool: id.Pool.String(), Device: id.Device.String()}
 	}
