@@ -67,7 +67,7 @@ func (c *call) removeShare(i int, consumed map[resourceapi.QualifiedName]resourc
 
 // capacityInUse reports persisted or in-progress shares of a device.
 func (c *call) capacityInUse(i int) bool {
-	return c.a.state.shared[i] || c.shares[i] != nil
+	return c.a.state.shared.Has(i) || c.shares[i] != nil
 }
 
 // capacityFits reports whether request r fits on device d next to base

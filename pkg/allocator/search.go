@@ -166,7 +166,9 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 
 // inUse reports a device taken by a dedicated allocation, persisted or in
 // this call.
-func (c *call) inUse(i int) bool { return c.a.state.dedicated[i] || len(c.allocating[i]) > 0 }
+func (c *call) inUse(i int) bool {
+	return c.a.state.dedicated.Has(i) || (len(c.allocating) > 0 && len(c.allocating[i]) > 0)
+}
 
 // allocatingFor reports whether claim ci takes device i in this call.
 func (c *call) allocatingFor(i, ci int) bool {

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/dynamic-resource-allocation/structured"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -22,11 +23,11 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 
 // allocatedState is the implementation of State.
 type allocatedState struct {
-	// dedicated holds devices in AllocatedDevices.
-	dedicated map[int]bool
+	// dedicated holds devices in AllocatedDevices, by device index.
+	dedicated *bitset.Set
 	// shared holds devices with persisted shares: an AggregatedCapacity
 	// entry or an AllocatedSharedDeviceIDs entry.
-	shared map[int]bool
+	shared *bitset.Set
 	// aggregated is AggregatedCapacity by index.
 	aggregated map[int]structured.ConsumedCapacity
 
@@ -39,24 +40,25 @@ type allocatedState struct {
 }
 
 func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *allocatedState {
-	s := &allocatedState{dedicated: map[int]bool{}, shared: map[int]bool{}, aggregated: map[int]structured.ConsumedCapacity{},
+	n := inv.NumIndexes()
+	s := &allocatedState{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		counters: map[inventory.PoolID]poolCounters{}}
 	key := func(id structured.DeviceID) inventory.DeviceKey {
 		return inventory.DeviceKey{Driver: id.Driver.String(), Pool: id.Pool.String(), Device: id.Device.String()}
 	}
 	for id := range st.AllocatedDevices {
 		for _, d := range inv.Lookup(key(id)) {
-			s.dedicated[d.Index] = true
+			s.dedicated.Set(d.Index)
 		}
 	}
 	for id := range st.AllocatedSharedDeviceIDs {
 		for _, d := range inv.Lookup(key(id.GetDeviceID())) {
-			s.shared[d.Index] = true
+			s.shared.Set(d.Index)
 		}
 	}
 	for id, c := range st.AggregatedCapacity {
 		for _, d := range inv.Lookup(key(id)) {
-			s.shared[d.Index] = true
+			s.shared.Set(d.Index)
 			s.aggregated[d.Index] = c
 		}
 	}
@@ -64,4 +66,4 @@ func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *
 }
 
 // isAllocated is upstream's IsDeviceAllocated: allocated in any way.
-func (s *allocatedState) isAllocated(i int) bool { return s.dedicated[i] || s.shared[i] }
+func (s *allocatedState) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }
