@@ -34,7 +34,12 @@ type call struct {
 	spare []*claimState
 	// orders memoizes the policy's candidate order per request.
 	orders map[*request][]int
+	// touched lists the pools whose counters this call consumed.
+	touched []inventory.PoolID
 }
+
+// maxKeptPools bounds how many pools' counter maps a pooled call keeps.
+const maxKeptPools = 16
 
 // newCall takes a call from the allocator's pool and resets it; the
 // search's bookkeeping maps keep their storage across calls.
@@ -61,15 +66,22 @@ func (a *Allocator) done(c *call) {
 	if len(c.shares) > 0 {
 		clear(c.shares)
 	}
-	// Counter bookkeeping keeps its maps: zero values read like absent
-	// ones, and reusing the storage keeps the search allocation-free.
-	for _, sets := range c.consumed {
-		for _, set := range sets {
-			for name := range set {
-				set[name] = resource.Quantity{}
+	// Counter bookkeeping keeps the maps of the pools this call touched:
+	// zero values read like absent ones, and reusing the storage keeps the
+	// search allocation-free. Bounded, so that the pools of a large cluster
+	// do not pile up here.
+	if len(c.consumed) > maxKeptPools {
+		clear(c.consumed)
+	} else {
+		for _, id := range c.touched {
+			for _, set := range c.consumed[id] {
+				for name := range set {
+					set[name] = resource.Quantity{}
+				}
 			}
 		}
 	}
+	c.touched = c.touched[:0]
 	if len(c.sels) > 0 {
 		clear(c.sels)
 	}

@@ -1,6 +1,8 @@
 package allocator
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
@@ -86,6 +88,9 @@ func (c *call) reserveCounters(cand candidate) bool {
 	if consumed == nil {
 		consumed = counterSets{}
 		c.consumed[cand.pool.ID] = consumed
+	}
+	if !slices.Contains(c.touched, cand.pool.ID) {
+		c.touched = append(c.touched, cand.pool.ID)
 	}
 	fits := true
 	for _, use := range cand.dev.Spec.ConsumesCounters {
