@@ -72,10 +72,6 @@ type matchConstraint struct {
 	n        int
 }
 
-func newMatchConstraint(requests []string, name resourceapi.FullyQualifiedName) *matchConstraint {
-	return &matchConstraint{requests: requests, name: name}
-}
-
 func (m *matchConstraint) add(base, sub string, d *inventory.Device) bool {
 	if !m.requests.covers(base, sub) {
 		return true
@@ -106,10 +102,6 @@ type distinctConstraint struct {
 	requests subjects
 	name     resourceapi.FullyQualifiedName
 	values   []resourceapi.DeviceAttribute
-}
-
-func newDistinctConstraint(requests []string, name resourceapi.FullyQualifiedName) *distinctConstraint {
-	return &distinctConstraint{requests: requests, name: name}
 }
 
 func (m *distinctConstraint) add(base, sub string, d *inventory.Device) bool {

@@ -221,9 +221,7 @@ func (c *call) prepare(p *prepared) error {
 				// pre-scanned before the error, as upstream.
 				for _, r := range alts[:p.errSub] {
 					if r.mode == resourceapi.DeviceAllocationModeAll {
-						perNode := *r
-						perNode.allDevices = nil
-						if err := c.prescan(&perNode, obj); err != nil {
+						if _, err := c.prescanned(r, obj); err != nil {
 							return err
 						}
 					}
@@ -231,19 +229,20 @@ func (c *call) prepare(p *prepared) error {
 				return p.err
 			}
 			minPerRequest := math.MaxInt
-			own := alts
+			// Alternatives are shared with other calls; All-mode ones get a
+			// per-node copy, so the list is copied before the first of them.
+			own, copied := alts, false
 			for si, r := range alts {
 				if r.mode == resourceapi.DeviceAllocationModeAll {
-					if sameSlice(own, alts) {
-						own = slices.Clone(alts)
-					}
-					perNode := *r
-					perNode.allDevices = nil
-					if err := c.prescan(&perNode, obj); err != nil {
+					perNode, err := c.prescanned(r, obj)
+					if err != nil {
 						return err
 					}
-					own[si] = &perNode
-					r = &perNode
+					if !copied {
+						own, copied = slices.Clone(alts), true
+					}
+					own[si] = perNode
+					r = perNode
 				}
 				minPerRequest = min(minPerRequest, r.numDevices)
 			}
@@ -267,7 +266,16 @@ func (c *call) prepare(p *prepared) error {
 	return nil
 }
 
-func sameSlice(a, b []*request) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+// prescanned returns a per-node copy of an All-mode request with its
+// devices on this node collected.
+func (c *call) prescanned(r *request, claim *resourceapi.ResourceClaim) (*request, error) {
+	perNode := *r
+	perNode.allDevices = nil
+	if err := c.prescan(&perNode, claim); err != nil {
+		return nil, err
+	}
+	return &perNode, nil
+}
 
 // validate checks one request or subrequest and resolves its class,
 // selectors and, for ExactCount, its device count (upstream's
