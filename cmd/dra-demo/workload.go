@@ -10,7 +10,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -72,8 +71,8 @@ func seed(ctx context.Context, client kubernetes.Interface) error {
 	}
 	objs = append(objs, pod("finetune-0", "one-80gi-gpu"), pod("too-big-0", "one-200gi-gpu"))
 	for _, obj := range objs {
-		if err := create(ctx, client, obj); err != nil {
-			return err
+		if err := objects.Create(ctx, client, obj); err != nil {
+			return fmt.Errorf("seed: %w", err)
 		}
 	}
 	return nil
@@ -81,34 +80,6 @@ func seed(ctx context.Context, client kubernetes.Interface) error {
 
 func pod(name, template string) *v1.Pod {
 	return objects.MakePod(name, demoNamespace).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", template).Obj()
-}
-
-func create(ctx context.Context, client kubernetes.Interface, obj any) error {
-	var err error
-	switch o := obj.(type) {
-	case *v1.Namespace:
-		_, err = client.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
-	case *v1.Node:
-		var created *v1.Node
-		if created, err = client.CoreV1().Nodes().Create(ctx, o, metav1.CreateOptions{}); err == nil {
-			created.Status = o.Status
-			_, err = client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		}
-	case *v1.Pod:
-		_, err = client.CoreV1().Pods(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	case *resourceapi.DeviceClass:
-		_, err = client.ResourceV1().DeviceClasses().Create(ctx, o, metav1.CreateOptions{})
-	case *resourceapi.ResourceSlice:
-		_, err = client.ResourceV1().ResourceSlices().Create(ctx, o, metav1.CreateOptions{})
-	case *resourceapi.ResourceClaimTemplate:
-		_, err = client.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	default:
-		return fmt.Errorf("seed: unsupported object %T", obj)
-	}
-	if err != nil {
-		return fmt.Errorf("seed %T: %w", obj, err)
-	}
-	return nil
 }
 
 // report waits until every demo pod is bound or has been found

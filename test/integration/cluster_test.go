@@ -16,6 +16,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
 // waitTimeout bounds every wait for the cluster to reach a state.
@@ -66,37 +67,13 @@ func startCluster(t *testing.T, schedulerConfig string) *env {
 	return e
 }
 
-// create creates objects of the kinds tests use, failing the test on error.
-// Node status is written too, since creation drops it.
+// create creates objects of the kinds the builders make, failing the test
+// on error.
 func (e *env) create(objs ...any) {
 	e.t.Helper()
 	for _, obj := range objs {
-		var err error
-		switch o := obj.(type) {
-		case *v1.Namespace:
-			_, err = e.client.CoreV1().Namespaces().Create(e.ctx, o, metav1.CreateOptions{})
-		case *v1.Node:
-			var created *v1.Node
-			created, err = e.client.CoreV1().Nodes().Create(e.ctx, o, metav1.CreateOptions{})
-			if err == nil {
-				created.Status = o.Status
-				_, err = e.client.CoreV1().Nodes().UpdateStatus(e.ctx, created, metav1.UpdateOptions{})
-			}
-		case *v1.Pod:
-			_, err = e.client.CoreV1().Pods(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
-		case *resourceapi.DeviceClass:
-			_, err = e.client.ResourceV1().DeviceClasses().Create(e.ctx, o, metav1.CreateOptions{})
-		case *resourceapi.ResourceSlice:
-			_, err = e.client.ResourceV1().ResourceSlices().Create(e.ctx, o, metav1.CreateOptions{})
-		case *resourceapi.ResourceClaimTemplate:
-			_, err = e.client.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
-		case *resourceapi.ResourceClaim:
-			_, err = e.client.ResourceV1().ResourceClaims(o.Namespace).Create(e.ctx, o, metav1.CreateOptions{})
-		default:
-			e.t.Fatalf("create: unsupported object %T", obj)
-		}
-		if err != nil {
-			e.t.Fatalf("create %T: %v", obj, err)
+		if err := objects.Create(e.ctx, e.client, obj); err != nil {
+			e.t.Fatal(err)
 		}
 	}
 }
