@@ -23,8 +23,9 @@ type Matcher struct {
 	actMu sync.RWMutex
 	acts  map[int]versionedActivation // by device index
 
-	// evaluations counts CEL evaluations; hits counts cached answers.
-	evaluations, hits counter
+	// evaluations counts CEL evaluations; hits counts cached answers;
+	// runtimeErrors counts evaluations that failed.
+	evaluations, hits, runtimeErrors counter
 }
 
 // NewMatcher returns a matcher compiling through cache (upstream's CEL
@@ -115,6 +116,7 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 			// Interrupted, not a property of the device: do not remember.
 			return false, err
 		}
+		m.runtimeErrors.add(1)
 	}
 	e.mu.Lock()
 	e.results[d.Index] = exprResult{version: d.Version, match: match, err: err}
@@ -127,3 +129,7 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 func (m *Matcher) Stats() (evaluations, hits int64) {
 	return m.evaluations.load(), m.hits.load()
 }
+
+// RuntimeErrors counts the evaluations that ended in a CEL runtime error
+// (each device version at most once per expression).
+func (m *Matcher) RuntimeErrors() int64 { return m.runtimeErrors.load() }

@@ -33,6 +33,38 @@ profiles:
 - schedulerName: dra-scheduler
 `
 
+// draConfig is a dra-scheduler profile in which our DRAAllocator plugin
+// replaces the in-tree DynamicResources plugin, plus two profiles that
+// differ only in the scoring strategy (pods pick one by schedulerName).
+const draConfig = `
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: dra-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: DRAAllocator}]
+      disabled: [{name: DynamicResources}]
+- schedulerName: dra-pack
+  plugins:
+    multiPoint:
+      enabled: [{name: DRAAllocator, weight: 10}]
+      disabled: [{name: DynamicResources}]
+  pluginConfig:
+  - name: DRAAllocator
+    args: {scoringStrategy: {type: MostAllocated}}
+- schedulerName: dra-spread
+  plugins:
+    multiPoint:
+      enabled: [{name: DRAAllocator, weight: 10}]
+      disabled: [{name: DynamicResources}]
+  pluginConfig:
+  - name: DRAAllocator
+    args: {scoringStrategy: {type: LeastAllocated}}
+`
+
 // env is one test's cluster: a control plane, a namespace and a client.
 type env struct {
 	t      *testing.T

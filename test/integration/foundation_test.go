@@ -31,8 +31,25 @@ func exampleGPUCluster(e *env) {
 	}
 }
 
+// TestFoundation runs the same cases against both allocators: the in-tree
+// DynamicResources plugin and ours. Only the wording of the failure reason
+// differs.
 func TestFoundation(t *testing.T) {
-	e := startCluster(t, inTreeConfig)
+	for _, profile := range []struct {
+		name, config string
+		// unsatisfiable is what the FailedScheduling event of a pod whose
+		// claim no device satisfies must say.
+		unsatisfiable string
+	}{
+		{"in-tree DynamicResources", inTreeConfig, "cannot allocate all claims"},
+		{"DRAAllocator", draConfig, `3 no device matches request "gpu" (class gpu.example.com, selector device.capacity`},
+	} {
+		t.Run(profile.name, func(t *testing.T) { testFoundation(t, profile.config, profile.unsatisfiable) })
+	}
+}
+
+func testFoundation(t *testing.T, config, unsatisfiable string) {
+	e := startCluster(t, config)
 	exampleGPUCluster(e)
 	e.create(objects.ClaimTemplate("big-gpu", e.ns, "gpu", "gpu.example.com", 1, atLeast80Gi))
 	e.create(objects.ClaimTemplate("huge-gpu", e.ns, "gpu", "gpu.example.com", 1,
@@ -111,8 +128,8 @@ func TestFoundation(t *testing.T) {
 			}
 		}
 		// The message must count the nodes and name the DRA reason.
-		if !strings.Contains(note, "0/3 nodes are available") || !strings.Contains(note, "cannot allocate all claims") {
-			t.Errorf("FailedScheduling event %q does not say that no node could allocate the claim", note)
+		if !strings.Contains(note, "0/3 nodes are available") || !strings.Contains(note, unsatisfiable) {
+			t.Errorf("FailedScheduling event %q does not say that no node could allocate the claim (want %q)", note, unsatisfiable)
 		}
 		var cond *v1.PodCondition
 		for i, c := range pod.Status.Conditions {

@@ -76,3 +76,13 @@ func ClaimSpec(request, class string, count int64, selectors ...string) resource
 func Claim(name, namespace string, spec resourceapi.ResourceClaimSpec) *resourceapi.ResourceClaim {
 	return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: spec}
 }
+
+// Attribute sets a string attribute on the device added last.
+func (w *SliceWrapper) Attribute(name, value string) *SliceWrapper {
+	d := &w.Spec.Devices[len(w.Spec.Devices)-1]
+	if d.Attributes == nil {
+		d.Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{}
+	}
+	d.Attributes[resourceapi.QualifiedName(name)] = resourceapi.DeviceAttribute{StringValue: &value}
+	return w
+}

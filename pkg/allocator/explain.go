@@ -1,0 +1,195 @@
+package allocator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// ExplanationKind classifies why claims do not fit on a node, from the
+// most to the least specific finding.
+type ExplanationKind int
+
+const (
+	// CannotAllocate: every request has enough free matching devices on
+	// its own, yet no combination satisfies them all (counters, capacity,
+	// taints, or several requests competing for the same devices).
+	CannotAllocate ExplanationKind = iota
+	// NoMatchingDevice: no device on the node matches the request's class
+	// and selectors.
+	NoMatchingDevice
+	// AllMatchingAllocated: devices match, but all of them are allocated.
+	AllMatchingAllocated
+	// NotEnoughFree: some matching devices are free, fewer than requested.
+	NotEnoughFree
+	// ConstraintUnsatisfiable: enough devices are free for each request,
+	// but none of their combinations meets the claim's constraints.
+	ConstraintUnsatisfiable
+)
+
+// Explanation says why claims do not fit on a node. Its String is the same
+// for every node with the same finding, so that a scheduler can count
+// nodes by reason.
+type Explanation struct {
+	Kind ExplanationKind
+	// Request is the request (the base name of a firstAvailable request)
+	// the finding is about; Class and Selectors describe what it asks for.
+	Request   string
+	Class     string
+	Selectors []string
+	// Constraint names the attribute constraint, as "matchAttribute <name>"
+	// or "distinctAttribute <name>".
+	Constraint string
+}
+
+func (e Explanation) String() string {
+	switch e.Kind {
+	case NoMatchingDevice:
+		what := "class " + e.Class
+		if len(e.Selectors) > 0 {
+			what += ", selector " + strings.Join(e.Selectors, " && ")
+		}
+		return fmt.Sprintf("no device matches request %q (%s)", e.Request, what)
+	case AllMatchingAllocated:
+		return fmt.Sprintf("all devices matching request %q are allocated", e.Request)
+	case NotEnoughFree:
+		return fmt.Sprintf("not enough free devices for request %q (class %s)", e.Request, e.Class)
+	case ConstraintUnsatisfiable:
+		return e.Constraint + " unsatisfiable"
+	default:
+		return "cannot allocate all claims"
+	}
+}
+
+// Explain tells why Allocate found no solution for claims on node. It is
+// meant for the failure path only: it may allocate, and it assumes that
+// Allocate returned neither results nor an error for the same inputs.
+func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) Explanation {
+	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	if err != nil {
+		return Explanation{}
+	}
+	p := a.prepared.Load()
+	if !p.sameClaims(claims) {
+		p = a.prepareClaims(claims)
+	}
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
+	if err := c.prepare(p); err != nil {
+		return Explanation{}
+	}
+	for _, cs := range c.claimStates {
+		for _, alts := range cs.requests {
+			// A firstAvailable request is blocked only if every alternative
+			// is; report the alternative that came closest.
+			best := Explanation{Kind: -1}
+			for _, r := range alts {
+				e := c.explainRequest(r)
+				if best.Kind < 0 || rank(e.Kind) < rank(best.Kind) {
+					best = e
+				}
+			}
+			if best.Kind != CannotAllocate {
+				return best
+			}
+		}
+	}
+	for _, cs := range c.claimStates {
+		for _, con := range cs.obj.Spec.Devices.Constraints {
+			switch {
+			case con.MatchAttribute != nil:
+				return Explanation{Kind: ConstraintUnsatisfiable, Constraint: "matchAttribute " + string(*con.MatchAttribute)}
+			case con.DistinctAttribute != nil:
+				return Explanation{Kind: ConstraintUnsatisfiable, Constraint: "distinctAttribute " + string(*con.DistinctAttribute)}
+			}
+		}
+	}
+	return Explanation{}
+}
+
+// rank orders kinds from "closest to fitting" to "furthest".
+func rank(k ExplanationKind) int {
+	switch k {
+	case CannotAllocate:
+		return 0
+	case NotEnoughFree:
+		return 1
+	case AllMatchingAllocated:
+		return 2
+	default:
+		return 3
+	}
+}
+
+// explainRequest counts the request's matching and free devices on the
+// call's node.
+func (c *call) explainRequest(r *request) Explanation {
+	e := Explanation{Request: r.base, Class: r.class.Name}
+	for _, sel := range r.selectors {
+		e.Selectors = append(e.Selectors, sel.CEL.Expression)
+	}
+	if len(e.Selectors) == 0 {
+		for _, sel := range r.class.Spec.Selectors {
+			if sel.CEL != nil {
+				e.Selectors = append(e.Selectors, sel.CEL.Expression)
+			}
+		}
+	}
+	sel := c.selection(r)
+	matching, free := 0, 0
+	for i, ok := sel.match.NextSet(0); ok; i, ok = sel.match.NextSet(i + 1) {
+		matching++
+		d := c.view.Devices[i]
+		if r.adminAccess || d.Spec.AllowMultipleAllocations != nil && *d.Spec.AllowMultipleAllocations || !c.a.state.isAllocated(d.Index) {
+			free++
+		}
+	}
+	need := r.numDevices
+	if r.mode == resourceapi.DeviceAllocationModeAll {
+		need = matching
+	}
+	switch {
+	case matching == 0:
+		e.Kind = NoMatchingDevice
+	case free == 0:
+		e.Kind = AllMatchingAllocated
+	case free < need:
+		e.Kind = NotEnoughFree
+	default:
+		e.Kind = CannotAllocate
+	}
+	return e
+}
+
+// Occupancy reports, over the pools of node that results allocate from,
+// how many devices there are and how many would be in use once results
+// are applied. Scoring strategies use it to pack or to spread.
+func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationResult) (used, total int) {
+	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	if err != nil {
+		return 0, 0
+	}
+	pools := map[inventory.PoolID]bool{}
+	taken := map[inventory.DeviceKey]bool{}
+	for _, res := range results {
+		for _, d := range res.Devices.Results {
+			pools[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
+			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
+		}
+	}
+	for i, d := range view.Devices {
+		if !pools[view.Pools[view.PoolOf[i]].ID] {
+			continue
+		}
+		total++
+		if a.state.isAllocated(d.Index) || taken[d.Key()] {
+			used++
+		}
+	}
+	return used, total
+}

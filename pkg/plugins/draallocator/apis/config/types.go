@@ -1,0 +1,61 @@
+package config
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DRAAllocatorArgs holds the arguments used to configure the DRAAllocator
+// plugin. Values of this type are always fully defaulted.
+type DRAAllocatorArgs struct {
+	metav1.TypeMeta
+
+	// FilterTimeout limits the time Filter may spend on one node; 0 disables the limit.
+	FilterTimeout metav1.Duration
+	// BindingTimeout limits how long PreBind waits for device binding conditions.
+	BindingTimeout metav1.Duration
+	// ScoringStrategy chooses how nodes are ranked.
+	ScoringStrategy ScoringStrategy
+	// DeviceSelectionPolicy chooses which devices are picked on a node.
+	DeviceSelectionPolicy DeviceSelectionPolicy
+}
+
+// ScoringStrategy selects how the plugin scores nodes.
+type ScoringStrategy struct {
+	// Type is the scoring strategy to use.
+	Type ScoringStrategyType
+}
+
+// ScoringStrategyType names a node scoring strategy.
+type ScoringStrategyType string
+
+const (
+	// FirstAvailable ranks nodes by the firstAvailable alternatives
+	// chosen there (earlier alternatives score higher), as the in-tree
+	// DynamicResources plugin does; nodes are otherwise equal.
+	FirstAvailable ScoringStrategyType = "FirstAvailable"
+	// MostAllocated favours nodes whose devices are already heavily used
+	// (bin packing).
+	MostAllocated ScoringStrategyType = "MostAllocated"
+	// LeastAllocated favours nodes whose devices are least used (spreading).
+	LeastAllocated ScoringStrategyType = "LeastAllocated"
+)
+
+// ScoringStrategyTypes lists every supported ScoringStrategyType, sorted.
+func ScoringStrategyTypes() []ScoringStrategyType {
+	return []ScoringStrategyType{FirstAvailable, LeastAllocated, MostAllocated}
+}
+
+// DeviceSelectionPolicy names how devices are chosen on a node.
+type DeviceSelectionPolicy string
+
+const (
+	// FirstFit picks the first devices that satisfy a request.
+	FirstFit DeviceSelectionPolicy = "FirstFit"
+	// Packing prefers devices that leave the fewest fragmented leftovers.
+	Packing DeviceSelectionPolicy = "Packing"
+)
+
+// DeviceSelectionPolicies lists every supported DeviceSelectionPolicy, sorted.
+func DeviceSelectionPolicies() []DeviceSelectionPolicy {
+	return []DeviceSelectionPolicy{FirstFit, Packing}
+}

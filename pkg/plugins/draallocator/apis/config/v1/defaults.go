@@ -1,0 +1,44 @@
+package v1
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// DefaultFilterTimeout is the default filterTimeout, the same as the
+	// in-tree DynamicResources plugin
+	// (k8s.io/kube-scheduler/config/v1.DynamicResourcesFilterTimeoutDefault).
+	DefaultFilterTimeout = 10 * time.Second
+	// DefaultBindingTimeout is the default bindingTimeout, the same as the
+	// in-tree DynamicResources plugin
+	// (k8s.io/kube-scheduler/config/v1.DynamicResourcesBindingTimeoutDefault).
+	DefaultBindingTimeout = 600 * time.Second
+	// DefaultScoringStrategyType is the default scoringStrategy.type.
+	DefaultScoringStrategyType = FirstAvailable
+	// DefaultDeviceSelectionPolicy is the default deviceSelectionPolicy.
+	DefaultDeviceSelectionPolicy = FirstFit
+)
+
+// SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
+// default. Fields that are set, including explicit zero values, are kept.
+func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
+	if obj.FilterTimeout == nil {
+		obj.FilterTimeout = &metav1.Duration{Duration: DefaultFilterTimeout}
+	}
+	if obj.BindingTimeout == nil {
+		obj.BindingTimeout = &metav1.Duration{Duration: DefaultBindingTimeout}
+	}
+	if obj.ScoringStrategy == nil {
+		obj.ScoringStrategy = &ScoringStrategy{}
+	}
+	if obj.ScoringStrategy.Type == nil {
+		t := DefaultScoringStrategyType
+		obj.ScoringStrategy.Type = &t
+	}
+	if obj.DeviceSelectionPolicy == nil {
+		p := DefaultDeviceSelectionPolicy
+		obj.DeviceSelectionPolicy = &p
+	}
+}

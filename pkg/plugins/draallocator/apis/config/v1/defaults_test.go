@@ -1,0 +1,147 @@
+package v1
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/diff"
+)
+
+func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d} }
+func strategy(t ScoringStrategyType) *ScoringStrategy {
+	return &ScoringStrategy{Type: &t}
+}
+func policy(p DeviceSelectionPolicy) *DeviceSelectionPolicy { return &p }
+
+func defaulted() *DRAAllocatorArgs {
+	return &DRAAllocatorArgs{
+		FilterTimeout:         dur(10 * time.Second),
+		BindingTimeout:        dur(600 * time.Second),
+		ScoringStrategy:       strategy(FirstAvailable),
+		DeviceSelectionPolicy: policy(FirstFit),
+	}
+}
+
+func TestSetDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *DRAAllocatorArgs
+		want *DRAAllocatorArgs
+	}{{
+		name: "empty args get every default",
+		in:   &DRAAllocatorArgs{},
+		want: defaulted(),
+	}, {
+		name: "an empty scoring strategy gets the default type",
+		in:   &DRAAllocatorArgs{ScoringStrategy: &ScoringStrategy{}},
+		want: defaulted(),
+	}, {
+		name: "set fields are kept and only missing ones are defaulted",
+		in: &DRAAllocatorArgs{
+			BindingTimeout:  dur(time.Minute),
+			ScoringStrategy: strategy(MostAllocated),
+		},
+		want: &DRAAllocatorArgs{
+			FilterTimeout:         dur(10 * time.Second),
+			BindingTimeout:        dur(time.Minute),
+			ScoringStrategy:       strategy(MostAllocated),
+			DeviceSelectionPolicy: policy(FirstFit),
+		},
+	}, {
+		name: "an explicit zero filter timeout is kept because it disables the limit",
+		in:   &DRAAllocatorArgs{FilterTimeout: dur(0)},
+		want: &DRAAllocatorArgs{
+			FilterTimeout:         dur(0),
+			BindingTimeout:        dur(600 * time.Second),
+			ScoringStrategy:       strategy(FirstAvailable),
+			DeviceSelectionPolicy: policy(FirstFit),
+		},
+	}, {
+		name: "fully set args are left unchanged",
+		in: &DRAAllocatorArgs{
+			FilterTimeout:         dur(time.Second),
+			BindingTimeout:        dur(time.Second),
+			ScoringStrategy:       strategy(LeastAllocated),
+			DeviceSelectionPolicy: policy(Packing),
+		},
+		want: &DRAAllocatorArgs{
+			FilterTimeout:         dur(time.Second),
+			BindingTimeout:        dur(time.Second),
+			ScoringStrategy:       strategy(LeastAllocated),
+			DeviceSelectionPolicy: policy(Packing),
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			SetDefaults_DRAAllocatorArgs(tc.in)
+			if !reflect.DeepEqual(tc.want, tc.in) {
+				t.Errorf("unexpected args (-want +got):\n%s", diff.Diff(tc.want, tc.in))
+			}
+		})
+	}
+}
+
+func TestDefaultsMatchTheInTreeDynamicResourcesPlugin(t *testing.T) {
+	if DefaultFilterTimeout != 10*time.Second {
+		t.Errorf("DefaultFilterTimeout = %v, want 10s", DefaultFilterTimeout)
+	}
+	if DefaultBindingTimeout != 600*time.Second {
+		t.Errorf("DefaultBindingTimeout = %v, want 600s", DefaultBindingTimeout)
+	}
+}
+
+func TestAddToSchemeRegistersTheDefaulter(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	got := &DRAAllocatorArgs{}
+	s.Default(got)
+	if !reflect.DeepEqual(defaulted(), got) {
+		t.Errorf("scheme.Default did not apply v1 defaults (-want +got):\n%s", diff.Diff(defaulted(), got))
+	}
+	gvks, _, err := s.ObjectKinds(&DRAAllocatorArgs{})
+	if err != nil || len(gvks) != 1 || gvks[0].String() != "kubescheduler.config.k8s.io/v1, Kind=DRAAllocatorArgs" {
+		t.Errorf("ObjectKinds = %v, %v; want kubescheduler.config.k8s.io/v1 DRAAllocatorArgs", gvks, err)
+	}
+}
+
+func TestJSONFieldNamesAreCamelCase(t *testing.T) {
+	got, err := json.Marshal(defaulted())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit"}`
+	if string(got) != want {
+		t.Errorf("json = %s\nwant   %s", got, want)
+	}
+	empty, err := json.Marshal(&DRAAllocatorArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(empty) != `{}` {
+		t.Errorf("unset optional fields must be omitted, got %s", empty)
+	}
+}
+
+func TestDeepCopyDoesNotShareMemory(t *testing.T) {
+	in := defaulted()
+	out := in.DeepCopy()
+	out.FilterTimeout.Duration = time.Hour
+	out.BindingTimeout.Duration = time.Hour
+	*out.ScoringStrategy.Type = MostAllocated
+	*out.DeviceSelectionPolicy = Packing
+	if !reflect.DeepEqual(defaulted(), in) {
+		t.Errorf("changing the copy changed the original (-want +got):\n%s", diff.Diff(defaulted(), in))
+	}
+	if _, ok := in.DeepCopyObject().(*DRAAllocatorArgs); !ok {
+		t.Errorf("DeepCopyObject returned %T", in.DeepCopyObject())
+	}
+	if (*DRAAllocatorArgs)(nil).DeepCopy() != nil {
+		t.Error("DeepCopy of nil must be nil")
+	}
+}

@@ -1,0 +1,21 @@
+// Package v1 holds the versioned (kubescheduler.config.k8s.io/v1) wire types
+// of the DRAAllocator plugin args, their defaults and their hand-written
+// conversions to and from the internal types in package config.
+//
+// Design and invariants:
+//
+//   - Every field is an optional pointer, so "not set" is distinguishable
+//     from an explicit zero (filterTimeout: 0s disables the limit).
+//   - SetDefaults_DRAAllocatorArgs is the only place defaults are applied.
+//     It is registered with a scheme by AddToScheme and runs via
+//     scheme.Default; it only fills nil fields and never overwrites a value.
+//   - The timeout defaults match the in-tree DynamicResources plugin
+//     (k8s.io/kube-scheduler/config/v1 DynamicResourcesFilterTimeoutDefault and
+//     DynamicResourcesBindingTimeoutDefault), but unlike in-tree they do not
+//     depend on feature gates.
+//   - Conversion v1 -> internal maps nil to the zero value; it is meant to run
+//     after defaulting. Conversion internal -> v1 sets every pointer, so
+//     internal -> v1 -> internal is the identity.
+//   - AddToScheme registers into a caller-provided scheme only; this package
+//     has no global scheme and no init-time side effects.
+package v1

@@ -1,0 +1,58 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DRAAllocatorArgs holds the arguments used to configure the DRAAllocator
+// plugin, as written in the args block of a KubeSchedulerConfiguration
+// pluginConfig entry.
+type DRAAllocatorArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// FilterTimeout limits the time Filter may spend on one node; 0 disables
+	// the limit. Defaults to 10s.
+	// +optional
+	FilterTimeout *metav1.Duration `json:"filterTimeout,omitempty"`
+	// BindingTimeout limits how long PreBind waits for device binding
+	// conditions. Must be positive. Defaults to 600s.
+	// +optional
+	BindingTimeout *metav1.Duration `json:"bindingTimeout,omitempty"`
+	// ScoringStrategy chooses how nodes are ranked.
+	// +optional
+	ScoringStrategy *ScoringStrategy `json:"scoringStrategy,omitempty"`
+	// DeviceSelectionPolicy chooses which devices are picked on a node.
+	// One of FirstFit, Packing. Defaults to FirstFit.
+	// +optional
+	DeviceSelectionPolicy *DeviceSelectionPolicy `json:"deviceSelectionPolicy,omitempty"`
+}
+
+// ScoringStrategy selects how the plugin scores nodes.
+type ScoringStrategy struct {
+	// Type is the scoring strategy to use. One of FirstAvailable,
+	// MostAllocated, LeastAllocated. Defaults to FirstAvailable.
+	// +optional
+	Type *ScoringStrategyType `json:"type,omitempty"`
+}
+
+// ScoringStrategyType names a node scoring strategy.
+type ScoringStrategyType string
+
+const (
+	// FirstAvailable gives every feasible node the same score.
+	FirstAvailable ScoringStrategyType = "FirstAvailable"
+	// MostAllocated favours nodes whose devices are already heavily used.
+	MostAllocated ScoringStrategyType = "MostAllocated"
+	// LeastAllocated favours nodes whose devices are least used.
+	LeastAllocated ScoringStrategyType = "LeastAllocated"
+)
+
+// DeviceSelectionPolicy names how devices are chosen on a node.
+type DeviceSelectionPolicy string
+
+const (
+	// FirstFit picks the first devices that satisfy a request.
+	FirstFit DeviceSelectionPolicy = "FirstFit"
+	// Packing prefers devices that leave the fewest fragmented leftovers.
+	Packing DeviceSelectionPolicy = "Packing"
+)

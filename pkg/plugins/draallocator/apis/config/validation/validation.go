@@ -1,0 +1,48 @@
+package validation
+
+import (
+	"errors"
+	"slices"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
+)
+
+// ValidateDRAAllocatorArgs validates internal DRAAllocator args and returns
+// every violation as an aggregated field.ErrorList, or nil if args are
+// valid. path is prepended to every field path and may be nil.
+//
+// Rules: filterTimeout >= 0 (0 disables the limit), bindingTimeout > 0,
+// scoringStrategy.type and deviceSelectionPolicy must be one of the
+// supported constants.
+func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) error {
+	if args == nil {
+		if path == nil {
+			return utilerrors.NewAggregate([]error{errors.New("args must not be nil")})
+		}
+		return field.ErrorList{field.Required(path, "args must not be nil")}.ToAggregate()
+	}
+	var allErrs field.ErrorList
+
+	if d := args.FilterTimeout.Duration; d < 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("filterTimeout"), d.String(),
+			"must be zero (no limit) or positive"))
+	}
+	if d := args.BindingTimeout.Duration; d <= 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("bindingTimeout"), d.String(),
+			"must be positive"))
+	}
+
+	if t := args.ScoringStrategy.Type; !slices.Contains(config.ScoringStrategyTypes(), t) {
+		allErrs = append(allErrs, field.NotSupported(path.Child("scoringStrategy", "type"), t,
+			config.ScoringStrategyTypes()))
+	}
+	if p := args.DeviceSelectionPolicy; !slices.Contains(config.DeviceSelectionPolicies(), p) {
+		allErrs = append(allErrs, field.NotSupported(path.Child("deviceSelectionPolicy"), p,
+			config.DeviceSelectionPolicies()))
+	}
+
+	return allErrs.ToAggregate()
+}

@@ -1,0 +1,43 @@
+// Package draallocator is the DRAAllocator scheduler framework plugin: it
+// allocates DRA devices (resource.k8s.io/v1) for pods with pkg/allocator and
+// records the allocations in ResourceClaim status, so that kubelet and DRA
+// drivers see exactly what the in-tree DynamicResources plugin would have
+// written.
+//
+// # Design
+//
+// The plugin adapts the allocator to the framework; the allocator knows
+// nothing about the scheduler.
+//
+//   - Claims, their in-flight allocations and device classes come from the
+//     framework's SharedDRAManager, the same assume cache and in-flight
+//     tracker the in-tree plugin uses: a device handed out by one
+//     scheduling cycle is unavailable to the next until the claim's status
+//     write lands or is abandoned.
+//   - Devices come from a long-lived inventory.Inventory (inventoryFeed).
+//     ResourceSlice and DeviceTaintRule events only mark it dirty; the
+//     next PreFilter brings it up to date by comparing the scheduler's
+//     (taint-patched) slices with what it holds, slice by slice, so
+//     unchanged slices cost a pointer comparison and steady state costs
+//     nothing. Selector results, node views and their bit sets survive
+//     across pods.
+//   - PreFilter resolves the pod's claims and builds one allocator over the
+//     inventory and the allocated devices; Filter asks it per node and
+//     keeps the result for Score and Reserve; Reserve marks the result
+//     in flight; PreBind writes allocation and reservation with conflict
+//     retries and waits for binding conditions; Unreserve and PostFilter
+//     undo, as the in-tree plugin does.
+//   - A node that cannot take the pod gets a reason that is the same on
+//     every node with the same finding (Allocator.Explain), so the
+//     scheduler's "0/N nodes are available: ..." message counts nodes per
+//     reason.
+//
+// # Invariants
+//
+//   - The inventory changes only in PreFilter, which the framework runs on
+//     one goroutine before any Filter of the same cycle; Filter calls only
+//     read it.
+//   - A device is never in two non-admin allocations: allocated and
+//     in-flight devices are excluded when the allocator is built, and the
+//     API server rejects a status write on a claim allocated meanwhile.
+package draallocator

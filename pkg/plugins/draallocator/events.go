@@ -1,0 +1,105 @@
+package draallocator
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// EventsToRegister lists the cluster events that can make a pod this
+// plugin rejected schedulable: the in-tree plugin's list and hints.
+func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		// Node labels decide which slices and allocations a node may use.
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel | fwk.UpdateNodeAllocatable}},
+		// Claims: created, allocated elsewhere, deallocated, deleted.
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: pl.isSchedulableAfterClaimChange},
+		// The claim controller records generated claim names in the pod.
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodGeneratedResourceClaim}, QueueingHintFn: pl.isSchedulableAfterPodUpdate},
+		// A missing class may appear or a class's selectors change.
+		{Event: fwk.ClusterEvent{Resource: fwk.DeviceClass, ActionType: fwk.Add | fwk.Update}},
+		// New or changed slices bring devices.
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update}},
+	}, nil
+}
+
+// isSchedulableAfterClaimChange queues the pod when one of its own claims
+// appeared or changed status, or when any claim was deallocated (devices
+// freed). It errs on the side of queueing.
+func (pl *DRAAllocator) isSchedulableAfterClaimChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if _, ok := oldObj.(cache.DeletedFinalStateUnknown); ok && newObj == nil {
+		// We may have missed the update that removed its allocation.
+		return fwk.Queue, nil
+	}
+	var oldClaim, newClaim *resourceapi.ResourceClaim
+	if oldObj != nil {
+		c, ok := oldObj.(*resourceapi.ResourceClaim)
+		if !ok {
+			return fwk.Queue, fmt.Errorf("unexpected object of type %T for a claim event", oldObj)
+		}
+		oldClaim = c
+	}
+	if newObj != nil {
+		c, ok := newObj.(*resourceapi.ResourceClaim)
+		if !ok {
+			return fwk.Queue, fmt.Errorf("unexpected object of type %T for a claim event", newObj)
+		}
+		newClaim = c
+	}
+	if newClaim == nil {
+		// Deleted: only a deleted allocation frees devices.
+		if oldClaim != nil && oldClaim.Status.Allocation != nil {
+			return fwk.Queue, nil
+		}
+		return fwk.QueueSkip, nil
+	}
+	claims, err := pl.podClaims(pod)
+	if err != nil {
+		// Still missing a claim: not schedulable yet.
+		logger.V(6).Info("Pod still not schedulable after claim change", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim), "reason", err.Error())
+		return fwk.QueueSkip, nil
+	}
+	if oldClaim != nil && oldClaim.Status.Allocation != nil && newClaim.Status.Allocation == nil {
+		logger.V(6).Info("Claim deallocated", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim))
+		return fwk.Queue, nil
+	}
+	uses := false
+	for _, c := range claims {
+		if c.UID == newClaim.UID {
+			uses = true
+			break
+		}
+	}
+	if !uses {
+		return fwk.QueueSkip, nil
+	}
+	if oldClaim == nil {
+		logger.V(5).Info("Claim for pod created", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim))
+		return fwk.Queue, nil
+	}
+	if apiequality.Semantic.DeepEqual(&oldClaim.Status, &newClaim.Status) {
+		// Typically a driver adding its finalizer.
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("Status of claim for pod changed", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim))
+	return fwk.Queue, nil
+}
+
+// isSchedulableAfterPodUpdate queues the pod once all its claims exist.
+func (pl *DRAAllocator) isSchedulableAfterPodUpdate(logger klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	p, ok := newObj.(*v1.Pod)
+	if !ok {
+		return fwk.Queue, fmt.Errorf("unexpected object of type %T for a pod event", newObj)
+	}
+	if _, err := pl.podClaims(p); err != nil {
+		logger.V(6).Info("Pod still not schedulable after update", "pod", klog.KObj(pod), "reason", err.Error())
+		return fwk.QueueSkip, nil
+	}
+	return fwk.Queue, nil
+}

@@ -1,0 +1,149 @@
+package draallocator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// errBindingFailed says that a device reported a binding failure condition.
+var errBindingFailed = errors.New("device binding failed")
+
+// Filter checks the pod's allocated claims against the node and asks the
+// allocator for the rest. The result is kept for Score and Reserve.
+func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
+	s, err := getState(cs)
+	if err != nil {
+		return statusError(klog.FromContext(ctx), err)
+	}
+	if s.empty() {
+		return nil
+	}
+	start := time.Now()
+	defer func() { observe("Filter", start, status) }()
+	logger := klog.FromContext(ctx)
+	node := nodeInfo.Node()
+
+	var unavailable []int
+	for i, claim := range s.claims {
+		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+			unavailable = append(unavailable, i)
+			continue
+		}
+		if claim.Status.Allocation != nil && pl.bindingConditionsEnabled() {
+			ready, err := claimReadyForBinding(claim)
+			if err != nil || !ready && pl.bindingTimedOut(claim) {
+				logger.V(5).Info("Allocated claim failed or timed out waiting for binding conditions", "pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim), "err", err)
+				unavailable = append(unavailable, i)
+			}
+		}
+	}
+	if len(unavailable) > 0 {
+		s.mu.Lock()
+		if s.unavailable == nil {
+			s.unavailable = sets.New[int]()
+		}
+		s.unavailable.Insert(unavailable...)
+		s.mu.Unlock()
+		return statusUnschedulable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
+	}
+	if s.alloc == nil {
+		return nil
+	}
+
+	allocCtx := ctx
+	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
+		c, cancel := context.WithTimeout(ctx, pl.args.FilterTimeout.Duration)
+		defer cancel()
+		allocCtx = c
+	}
+	results, err := s.alloc.Allocate(allocCtx, node, s.toAllocateClaims)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		// Possibly transient: an error sends the pod to backoff instead of
+		// waiting for a cluster event.
+		return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
+	case errors.Is(err, structured.ErrFailedAllocationOnNode):
+		return statusUnschedulable(logger, err.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
+	case ctx.Err() != nil:
+		return statusUnschedulable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+	case err != nil:
+		// Something is wrong with a claim or class (a CEL runtime error,
+		// a missing class): abort scheduling the pod, naming the culprit.
+		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
+	case len(results) != len(s.toAllocateClaims):
+		reason := s.alloc.Explain(ctx, node, s.toAllocateClaims).String()
+		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+	}
+	s.mu.Lock()
+	s.results[node.Name] = results
+	s.mu.Unlock()
+	return nil
+}
+
+func (pl *DRAAllocator) bindingConditionsEnabled() bool {
+	return pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
+}
+
+// claimReadyForBinding reports whether every binding condition of the
+// claim's devices is true; a true binding failure condition is an error.
+func claimReadyForBinding(claim *resourceapi.ResourceClaim) (bool, error) {
+	if claim.Status.Allocation == nil {
+		return false, nil
+	}
+	for _, res := range claim.Status.Allocation.Devices.Results {
+		if len(res.BindingConditions) == 0 {
+			continue
+		}
+		status := deviceStatus(claim, &res)
+		if status == nil {
+			return false, nil
+		}
+		for _, cond := range res.BindingFailureConditions {
+			if c := apimeta.FindStatusCondition(status.Conditions, cond); c != nil && c.Status == metav1.ConditionTrue {
+				return false, fmt.Errorf("%w: claim %s, device %s/%s/%s: %s: %s", errBindingFailed, klog.KObj(claim), res.Driver, res.Pool, res.Device, c.Reason, c.Message)
+			}
+		}
+		for _, cond := range res.BindingConditions {
+			if !apimeta.IsStatusConditionTrue(status.Conditions, cond) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// bindingTimedOut reports whether a claim with binding conditions was
+// allocated longer than bindingTimeout ago.
+func (pl *DRAAllocator) bindingTimedOut(claim *resourceapi.ResourceClaim) bool {
+	alloc := claim.Status.Allocation
+	if alloc == nil || alloc.AllocationTimestamp == nil {
+		return false
+	}
+	for _, res := range alloc.Devices.Results {
+		if len(res.BindingConditions) > 0 {
+			return alloc.AllocationTimestamp.Add(pl.args.BindingTimeout.Duration).Before(time.Now())
+		}
+	}
+	return false
+}
+
+func deviceStatus(claim *resourceapi.ResourceClaim, res *resourceapi.DeviceRequestAllocationResult) *resourceapi.AllocatedDeviceStatus {
+	for i := range claim.Status.Devices {
+		d := &claim.Status.Devices[i]
+		if d.Driver == res.Driver && d.Pool == res.Pool && d.Device == res.Device {
+			return d
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+// Package metrics defines the DRAAllocator plugin's Prometheus metrics.
+//
+// They are registered in component-base's legacy registry, the one
+// kube-scheduler serves on /metrics, so they appear next to the
+// scheduler's own. Registration happens once per process (Register is
+// idempotent); the metric values are process-wide like every other
+// kube-scheduler metric. All names start with dra_scheduler_.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+const subsystem = "dra_scheduler"
+
+var (
+	// ExtensionPointDuration is the latency of the plugin's extension
+	// points, by extension point and status code.
+	ExtensionPointDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "extension_point_duration_seconds",
+		Help:           "Latency of the DRAAllocator plugin per extension point (PreFilter, Filter, Score, Reserve, PreBind, ...) and status.",
+		Buckets:        metrics.ExponentialBuckets(0.000001, 2.5, 20),
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"extension_point", "status"})
+
+	// SelectorCacheRequests counts selector results by where they came
+	// from: "miss" is a CEL evaluation, "hit" a remembered result.
+	SelectorCacheRequests = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "selector_cache_requests_total",
+		Help:           "Selector results needed by the allocator: result=miss ran a CEL evaluation, result=hit reused a remembered (selector, device) result.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"result"})
+
+	// CELRuntimeErrors counts CEL evaluations that failed at run time.
+	CELRuntimeErrors = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "cel_runtime_errors_total",
+		Help:           "CEL selector evaluations that ended in a runtime error (each expression and device version counted once).",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// Inventory is the size of the allocator's device inventory.
+	Inventory = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "inventory_objects",
+		Help:           "Objects in the allocator's inventory, by kind (devices, slices, pools).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+
+	// ClaimsAllocated counts allocations written to ResourceClaim status.
+	ClaimsAllocated = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "claims_allocated_total",
+		Help:           "ResourceClaims whose allocation the plugin wrote to the API server.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// ClaimsDeallocated counts allocations the plugin removed.
+	ClaimsDeallocated = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "claims_deallocated_total",
+		Help:           "ResourceClaims the plugin deallocated to make room for a pending pod (PostFilter).",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// PreBindConflicts counts ResourceClaim status writes that hit a
+	// conflict and were retried.
+	PreBindConflicts = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "prebind_conflicts_total",
+		Help:           "ResourceClaim status writes in PreBind that got a conflict and were retried with a fresh claim.",
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
+var registerOnce sync.Once
+
+// Register registers the metrics in the legacy registry; later calls do
+// nothing.
+func Register() {
+	registerOnce.Do(func() {
+		legacyregistry.MustRegister(ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
+			Inventory, ClaimsAllocated, ClaimsDeallocated, PreBindConflicts)
+	})
+}
+
+// Since observes the time since start for one extension point.
+func Since(extensionPoint, status string, start time.Time) {
+	ExtensionPointDuration.WithLabelValues(extensionPoint, status).Observe(time.Since(start).Seconds())
+}

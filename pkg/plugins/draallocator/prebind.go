@@ -1,0 +1,209 @@
+package draallocator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
+)
+
+// bindingPollInterval is how often PreBind looks at binding conditions.
+const bindingPollInterval = 5 * time.Second
+
+// errBindingTimeout says that binding conditions did not become true in time.
+var errBindingTimeout = errors.New("device binding timeout")
+
+// PreBindPreFlight tells the framework whether PreBind has work to do.
+func (pl *DRAAllocator) PreBindPreFlight(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	result := &fwk.PreBindPreFlightResult{AllowParallel: true}
+	s, err := getState(cs)
+	if err != nil {
+		return result, statusError(klog.FromContext(ctx), err)
+	}
+	if s.empty() {
+		return result, fwk.NewStatus(fwk.Skip)
+	}
+	return result, nil
+}
+
+// PreBind writes the allocations chosen in Reserve and the pod's
+// reservation into the claims' status, then waits for binding conditions.
+// On error the framework calls Unreserve and the pod is retried.
+func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
+	s, err := getState(cs)
+	if err != nil {
+		return statusError(klog.FromContext(ctx), err)
+	}
+	if s.empty() {
+		return nil
+	}
+	start := time.Now()
+	defer func() { observe("PreBind", start, status) }()
+	logger := klog.FromContext(ctx)
+
+	var written []*resourceapi.ResourceClaim
+	defer func() {
+		// In-flight allocations end once the pod's claims are all written.
+		if status.IsSuccess() {
+			for _, claim := range written {
+				pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, true)
+			}
+		}
+	}()
+	for i, claim := range s.claims {
+		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+			continue
+		}
+		updated, err := pl.bindClaim(ctx, claim, s.allocation[i], pod)
+		if err != nil {
+			return statusError(logger, err)
+		}
+		if s.allocation[i] != nil {
+			written = append(written, updated)
+			metrics.ClaimsAllocated.Inc()
+		}
+		// Unreserve must see the claim as written.
+		s.claims[i] = updated
+	}
+
+	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.claims) {
+		return nil
+	}
+	pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeNormal, "BindingConditionsPending", "Scheduling",
+		"waiting for binding conditions for device on node %s", nodeName)
+	err = wait.PollUntilContextTimeout(ctx, bindingPollInterval, pl.args.BindingTimeout.Duration, true, func(context.Context) (bool, error) {
+		return pl.podReadyForBinding(s)
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w: %w", errBindingTimeout, err)
+	}
+	if err != nil {
+		// The next attempt finds the claim failed or timed out in Filter
+		// and deallocates it in PostFilter.
+		return statusError(logger, err)
+	}
+	return nil
+}
+
+// bindClaim records allocation (if the plugin allocated the claim) and the
+// pod's reservation in the claim's status, retrying on conflicts with a
+// fresh claim. The assume cache learns the result at once, so the next
+// cycles see the devices as allocated before the informer does.
+func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult, pod *v1.Pod) (*resourceapi.ResourceClaim, error) {
+	logger := klog.FromContext(ctx)
+	claims := pl.client.ResourceV1().ResourceClaims(claim.Namespace)
+	claim = claim.DeepCopy()
+	refresh := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if refresh {
+			metrics.PreBindConflicts.Inc()
+			fresh, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("get claim %s after a conflict: %w", klog.KObj(claim), err)
+			}
+			logger.V(5).Info("Retrying claim update after a conflict", "resourceclaim", klog.KObj(claim))
+			claim = fresh
+		}
+		refresh = true
+		if claim.DeletionTimestamp != nil {
+			return fmt.Errorf("claim %s got deleted in the meantime", klog.KObj(claim))
+		}
+		if allocation != nil {
+			if claim.Status.Allocation != nil {
+				return fmt.Errorf("claim %s got allocated elsewhere in the meantime", klog.KObj(claim))
+			}
+			// The finalizer protects the allocation; it needs a normal
+			// update before the status one.
+			if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
+				claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
+				updated, err := claims.Update(ctx, claim, metav1.UpdateOptions{})
+				if err != nil {
+					return fmt.Errorf("add finalizer to claim %s: %w", klog.KObj(claim), err)
+				}
+				claim = updated
+			}
+			claim.Status.Allocation = allocation
+		}
+		claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{
+			Resource: "pods", Name: pod.Name, UID: pod.UID,
+		})
+		if pl.bindingConditionsEnabled() {
+			if claim.Status.Allocation == nil {
+				return fmt.Errorf("claim %s got deallocated elsewhere in the meantime", klog.KObj(claim))
+			}
+			if claim.Status.Allocation.AllocationTimestamp == nil {
+				claim.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: time.Now()}
+			}
+		}
+		updated, err := claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+		if err != nil {
+			if allocation != nil {
+				return fmt.Errorf("add allocation and reservation to claim %s: %w", klog.KObj(claim), err)
+			}
+			return fmt.Errorf("add reservation to claim %s: %w", klog.KObj(claim), err)
+		}
+		claim = updated
+		return nil
+	})
+	if err != nil {
+		if apierrors.IsConflict(err) {
+			return nil, fmt.Errorf("claim %s: gave up after repeated conflicts: %w", klog.KObj(claim), err)
+		}
+		return nil, err
+	}
+	if err := pl.draManager.ResourceClaims().AssumeClaimAfterAPICall(claim); err != nil {
+		logger.V(5).Info("Claim not stored in assume cache", "err", err, "resourceclaim", klog.KObj(claim))
+	}
+	logger.V(5).Info("Claim reserved for pod", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+	return claim, nil
+}
+
+// podReadyForBinding re-reads the pod's claims and reports whether all
+// binding conditions hold; a failure condition or a timeout is an error.
+func (pl *DRAAllocator) podReadyForBinding(s *stateData) (bool, error) {
+	for i, claim := range s.claims {
+		fresh, err := pl.draManager.ResourceClaims().Get(claim.Namespace, claim.Name)
+		if err != nil {
+			return false, err
+		}
+		s.claims[i] = fresh
+		ready, err := claimReadyForBinding(fresh)
+		if err != nil {
+			return false, err
+		}
+		if !ready {
+			if pl.bindingTimedOut(fresh) {
+				return false, fmt.Errorf("%w: claim %s", errBindingTimeout, klog.KObj(fresh))
+			}
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func hasBindingConditions(claims []*resourceapi.ResourceClaim) bool {
+	for _, claim := range claims {
+		if claim.Status.Allocation == nil {
+			continue
+		}
+		for _, res := range claim.Status.Allocation.Devices.Results {
+			if len(res.BindingConditions) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,231 @@
+package draallocator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// podClaims returns the pod's claims in spec order. Its error means the
+// pod cannot be scheduled yet: a claim is missing, being deleted or not
+// owned by the pod.
+func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
+	claims := make([]*resourceapi.ResourceClaim, 0, len(pod.Spec.ResourceClaims))
+	for i := range pod.Spec.ResourceClaims {
+		name, mustCheckOwner, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil {
+			return nil, err
+		}
+		if name == nil {
+			// No claim needed (a template that generated nothing).
+			continue
+		}
+		claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, *name)
+		if err != nil {
+			return nil, err
+		}
+		if claim.DeletionTimestamp != nil {
+			return nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
+		}
+		if mustCheckOwner {
+			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
+				return nil, err
+			}
+		}
+		claims = append(claims, claim)
+	}
+	return claims, nil
+}
+
+// PreEnqueue keeps a pod out of the active queue while one of its claims is
+// missing; a claim event brings it back.
+func (pl *DRAAllocator) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	if _, err := pl.podClaims(pod); err != nil {
+		return statusUnschedulable(klog.FromContext(ctx), err.Error())
+	}
+	return nil
+}
+
+// PreFilter resolves the pod's claims, rejects pods whose claims are in use
+// elsewhere or ask for missing classes, and builds the allocator for the
+// claims that need devices.
+func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (_ *fwk.PreFilterResult, status *fwk.Status) {
+	start := time.Now()
+	defer func() { observe("PreFilter", start, status) }()
+	logger := klog.FromContext(ctx)
+
+	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
+	cs.Write(stateKey, s)
+	if len(pod.Spec.ResourceClaims) == 0 {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	claims, err := pl.podClaims(pod)
+	if err != nil {
+		return nil, statusUnschedulable(logger, err.Error())
+	}
+	if len(claims) == 0 {
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	s.claims = claims
+	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
+	s.allocation = make([]*resourceapi.AllocationResult, len(claims))
+
+	for i, claim := range claims {
+		if claim.Status.Allocation != nil {
+			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+				return nil, statusUnschedulable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+			}
+			if sel := claim.Status.Allocation.NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the allocation: %w", klog.KObj(claim), err))
+				}
+				s.availableOnNodes[i] = ns
+			}
+			continue
+		}
+		// Allocation in flight for another pod? Wait for it to land or be
+		// abandoned, as the in-tree plugin does.
+		if pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID) != nil {
+			return nil, statusUnschedulable(logger, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(claim)))
+		}
+		if st := pl.checkClasses(logger, claim); st != nil {
+			return nil, st
+		}
+		s.toAllocate = append(s.toAllocate, i)
+		s.toAllocateClaims = append(s.toAllocateClaims, claim)
+	}
+	if len(s.toAllocate) == 0 {
+		return nil, nil
+	}
+
+	if err := pl.inv.sync(ctx); err != nil {
+		return nil, statusError(logger, err)
+	}
+	pl.inv.reportMatcher()
+	allocated, err := pl.allocatedState(ctx)
+	if err != nil {
+		return nil, statusError(logger, fmt.Errorf("gather allocation state: %w", err))
+	}
+	s.alloc = allocator.NewWithState(pl.features, allocator.NewState(pl.inv.inv, *allocated),
+		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
+	}
+	return nil, nil
+}
+
+// checkClasses checks that every class a claim's requests name exists. A
+// missing class keeps the pod unschedulable until a DeviceClass event.
+func (pl *DRAAllocator) checkClasses(logger klog.Logger, claim *resourceapi.ResourceClaim) *fwk.Status {
+	for _, req := range claim.Spec.Devices.Requests {
+		switch {
+		case req.Exactly != nil:
+			if st := pl.checkClass(logger, claim, req.Exactly.DeviceClassName, req.Name); st != nil {
+				return st
+			}
+		case len(req.FirstAvailable) > 0:
+			if !pl.fts.EnableDRAPrioritizedList {
+				return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", klog.KObj(claim), req.Name))
+			}
+			for _, sub := range req.FirstAvailable {
+				if st := pl.checkClass(logger, claim, sub.DeviceClassName, req.Name+"/"+sub.Name); st != nil {
+					return st
+				}
+			}
+		default:
+			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: unknown request type", klog.KObj(claim), req.Name))
+		}
+	}
+	return nil
+}
+
+func (pl *DRAAllocator) checkClass(logger klog.Logger, claim *resourceapi.ResourceClaim, className, request string) *fwk.Status {
+	if className == "" {
+		return statusError(logger, fmt.Errorf("resource claim %s, request %s: unsupported request type", klog.KObj(claim), request))
+	}
+	if _, err := pl.draManager.DeviceClasses().Get(className); err != nil {
+		if apierrors.IsNotFound(err) {
+			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: device class %s does not exist", klog.KObj(claim), request, className))
+		}
+		return statusError(logger, fmt.Errorf("resource claim %s, request %s: get device class %s: %w", klog.KObj(claim), request, className, err))
+	}
+	return nil
+}
+
+// allocatedState reads the allocated and in-flight devices. The tracker
+// reports a concurrent modification as an error; reading again is the
+// remedy, as in the in-tree plugin.
+func (pl *DRAAllocator) allocatedState(ctx context.Context) (*structured.AllocatedState, error) {
+	var st *structured.AllocatedState
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, time.Microsecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		if pl.fts.EnableDRAConsumableCapacity {
+			s, err := pl.draManager.ResourceClaims().GatherAllocatedState()
+			if err != nil {
+				lastErr = err
+				return false, nil
+			}
+			if s == nil {
+				return false, errors.New("nil allocated state")
+			}
+			st = s
+			return true, nil
+		}
+		devices, err := pl.draManager.ResourceClaims().ListAllAllocatedDevices()
+		if err != nil {
+			lastErr = err
+			return false, nil
+		}
+		st = &structured.AllocatedState{
+			AllocatedDevices:         devices,
+			AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+			AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+		}
+		return true, nil
+	})
+	if err != nil && lastErr != nil {
+		return nil, fmt.Errorf("%w (last error: %w)", err, lastErr)
+	}
+	return st, err
+}
+
+// PreFilterExtensions: claims do not depend on other pods on the node.
+func (pl *DRAAllocator) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// statusUnschedulable logs where the status came from and returns it.
+func statusUnschedulable(logger klog.Logger, reason string, kv ...any) *fwk.Status {
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		helper, loggerV := loggerV.WithCallStackHelper()
+		helper()
+		loggerV.Info("pod unschedulable", append(kv, "reason", reason)...)
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason)
+}
+
+// statusError logs where the error came from and returns it as a status.
+func statusError(logger klog.Logger, err error, kv ...any) *fwk.Status {
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		helper, loggerV := loggerV.WithCallStackHelper()
+		helper()
+		loggerV.Error(err, "DRAAllocator failed", kv...)
+	}
+	return fwk.AsStatus(err)
+}

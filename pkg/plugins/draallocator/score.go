@@ -1,0 +1,101 @@
+package draallocator
+
+import (
+	"context"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
+)
+
+// Score ranks a node by what Filter allocated there, according to the
+// configured strategy:
+//
+//   - FirstAvailable (the in-tree plugin's score): the better the chosen
+//     firstAvailable alternatives, the higher.
+//   - MostAllocated: the fuller the used device pools of the node would be,
+//     the higher — fill nodes and GPUs before opening new ones.
+//   - LeastAllocated: the emptier, the higher — spread.
+func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (_ int64, status *fwk.Status) {
+	s, err := getState(cs)
+	if err != nil {
+		return 0, fwk.AsStatus(err)
+	}
+	if s.empty() || s.alloc == nil {
+		return 0, nil
+	}
+	start := time.Now()
+	defer func() { observe("Score", start, status) }()
+	node := nodeInfo.Node()
+	results, ok := s.nodeResults(node.Name)
+	if !ok {
+		return 0, nil
+	}
+	switch pl.args.ScoringStrategy.Type {
+	case config.MostAllocated, config.LeastAllocated:
+		used, total := s.alloc.Occupancy(node, results)
+		if total == 0 {
+			return 0, nil
+		}
+		score := int64(used) * fwk.MaxNodeScore / int64(total)
+		if pl.args.ScoringStrategy.Type == config.LeastAllocated {
+			score = fwk.MaxNodeScore - score
+		}
+		return score, nil
+	default:
+		if !pl.fts.EnableDRAPrioritizedList {
+			return 0, nil
+		}
+		return firstAvailableScore(s, results), nil
+	}
+}
+
+// firstAvailableScore adds, for every firstAvailable request, a bonus that
+// is higher the earlier the chosen alternative is listed.
+func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) int64 {
+	var score int64
+	for j, ci := range s.toAllocate {
+		claim := s.claims[ci]
+		chosen := map[string]bool{}
+		for _, res := range results[j].Devices.Results {
+			if resourceclaim.IsSubRequestRef(res.Request) {
+				chosen[res.Request] = true
+			}
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			for i, sub := range req.FirstAvailable {
+				if chosen[resourceclaim.CreateSubRequestRef(req.Name, sub.Name)] {
+					score += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - i)
+				}
+			}
+		}
+	}
+	return score
+}
+
+// ScoreExtensions returns the normalizer.
+func (pl *DRAAllocator) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
+// allocation strategies already score in that range.
+func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	switch pl.args.ScoringStrategy.Type {
+	case config.MostAllocated, config.LeastAllocated:
+		return nil
+	}
+	var highest int64
+	for _, s := range scores {
+		highest = max(highest, s.Score)
+	}
+	if highest == 0 {
+		return nil
+	}
+	for i := range scores {
+		scores[i].Score = scores[i].Score * fwk.MaxNodeScore / highest
+	}
+	return nil
+}

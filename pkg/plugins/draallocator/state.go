@@ -1,0 +1,65 @@
+package draallocator
+
+import (
+	"errors"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// stateData is one pod's scheduling cycle, written in PreFilter. The
+// framework keeps a pointer to it in CycleState; Clone returns the same
+// pointer, so later phases see each other's writes.
+type stateData struct {
+	// claims are the pod's claims in pod.Spec.ResourceClaims order, as
+	// read at PreFilter; PreBind replaces entries it updated.
+	claims []*resourceapi.ResourceClaim
+	// availableOnNodes is the node selector of claims[i]'s existing
+	// allocation (nil: unallocated or usable on every node).
+	availableOnNodes []*nodeaffinity.NodeSelector
+	// allocation is set by Reserve for claims the plugin allocates.
+	allocation []*resourceapi.AllocationResult
+
+	// toAllocate indexes the claims without an allocation, and
+	// toAllocateClaims holds those claims (one slice for the whole cycle,
+	// which lets the allocator reuse its per-pod preparation).
+	toAllocate       []int
+	toAllocateClaims []*resourceapi.ResourceClaim
+	alloc            *allocator.Allocator
+
+	mu sync.Mutex
+	// unavailable holds indexes of allocated claims that some node could
+	// not use (PostFilter may deallocate one of them).
+	unavailable sets.Set[int]
+	// results holds Filter's allocation per node name, in toAllocate order.
+	results map[string][]resourceapi.AllocationResult
+}
+
+// Clone returns the same state: the cycle's phases share it.
+func (s *stateData) Clone() fwk.StateData { return s }
+
+func (s *stateData) empty() bool { return len(s.claims) == 0 }
+
+func (s *stateData) nodeResults(node string) ([]resourceapi.AllocationResult, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.results[node]
+	return r, ok
+}
+
+func getState(cs fwk.CycleState) (*stateData, error) {
+	v, err := cs.Read(stateKey)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := v.(*stateData)
+	if !ok {
+		return nil, errors.New("unexpected type of the DRAAllocator cycle state")
+	}
+	return s, nil
+}

@@ -1,0 +1,248 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestDRAAllocator exercises the DRAAllocator plugin end to end, with the
+// in-tree DynamicResources plugin disabled. Each case publishes devices of
+// its own driver, so the cases share nodes but never devices.
+func TestDRAAllocator(t *testing.T) {
+	e := startCluster(t, draConfig)
+	nodes := []string{"node-1", "node-2", "node-3", "node-4"}
+	for _, n := range nodes {
+		e.create(objects.MakeNode(n).Obj())
+	}
+
+	t.Run("a shared claim is allocated once and reserved for every pod using it, all on its node", func(t *testing.T) {
+		e.t = t
+		const driver = "shared.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("shared-node-3", driver, "node-3").Device("dev-0", nil).Obj(),
+			objects.Claim("shared", e.ns, objects.ClaimSpec("dev", driver, 1)))
+		e.create(objects.MakePod("sharer-1", e.ns).Scheduler(schedulerapp.Name).Claim("dev", "shared").Obj(),
+			objects.MakePod("sharer-2", e.ns).Scheduler(schedulerapp.Name).Claim("dev", "shared").Obj())
+		for _, name := range []string{"sharer-1", "sharer-2"} {
+			if pod := e.waitScheduled(name); pod.Spec.NodeName != "node-3" {
+				t.Errorf("pod %s landed on %s, want node-3 (the only node with the device)", name, pod.Spec.NodeName)
+			}
+		}
+		claim := e.claim("shared")
+		if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 1 ||
+			claim.Status.Allocation.Devices.Results[0].Device != "dev-0" {
+			t.Fatalf("claim allocation %+v, want exactly dev-0", claim.Status.Allocation)
+		}
+		var reserved []string
+		for _, r := range claim.Status.ReservedFor {
+			reserved = append(reserved, r.Name)
+		}
+		if strings.Join(reserved, ",") != "sharer-1,sharer-2" && strings.Join(reserved, ",") != "sharer-2,sharer-1" {
+			t.Errorf("reservedFor %v, want both pods", reserved)
+		}
+		if !hasFinalizer(claim) {
+			t.Errorf("allocated claim lacks the %s finalizer: %v", resourceapi.Finalizer, claim.Finalizers)
+		}
+	})
+
+	t.Run("a missing DeviceClass keeps the pod pending with a message naming it until the class appears", func(t *testing.T) {
+		e.t = t
+		const driver = "late.example.com"
+		e.create(objects.MakeSlice("late-node-1", driver, "node-1").Device("dev-0", nil).Obj(),
+			objects.ClaimTemplate("late", e.ns, "dev", "late-class", 1))
+		e.create(objects.MakePod("waiter", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "late").Obj())
+		e.waitForEvent("waiter", "FailedScheduling", "device class late-class does not exist")
+		e.create(objects.DeviceClass("late-class", driver))
+		if pod := e.waitScheduled("waiter"); pod.Spec.NodeName != "node-1" {
+			t.Errorf("pod landed on %s, want node-1", pod.Spec.NodeName)
+		}
+	})
+
+	t.Run("a CEL runtime error fails the pod with an event naming the claim, the device and the selector", func(t *testing.T) {
+		e.t = t
+		const driver = "broken.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("broken-node-2", driver, "node-2").Device("dev-0", nil).Obj(),
+			objects.ClaimTemplate("broken", e.ns, "dev", driver, 1, `device.attributes["broken.example.com"].missing == "x"`))
+		e.create(objects.MakePod("victim", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "broken").Obj())
+		e.waitForEvent("victim", "FailedScheduling", "CEL runtime error")
+		note := e.lastEvent("victim", "FailedScheduling")
+		for _, want := range []string{"selector #0", "broken.example.com/node-2/dev-0", "missing"} {
+			if !strings.Contains(note, want) {
+				t.Errorf("event %q does not mention %q", note, want)
+			}
+		}
+		if pod := e.pod("victim"); pod.Spec.NodeName != "" {
+			t.Errorf("pod with a broken selector was bound to %s", pod.Spec.NodeName)
+		}
+	})
+
+	t.Run("firstAvailable falls back to the second alternative and names the result request/sub", func(t *testing.T) {
+		e.t = t
+		const driver = "fallback.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("fallback-node-4", driver, "node-4").Device("small", map[string]string{"memory": "8Gi"}).Obj())
+		spec := resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name: "gpu",
+			FirstAvailable: []resourceapi.DeviceSubRequest{
+				{Name: "big", DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+					Selectors: celSelectors(`device.capacity["fallback.example.com"].memory.compareTo(quantity("40Gi")) >= 0`)},
+				{Name: "small", DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1},
+			},
+		}}}}
+		e.create(&resourceapi.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "fallback", Namespace: e.ns},
+			Spec: resourceapi.ResourceClaimTemplateSpec{Spec: spec}})
+		e.create(objects.MakePod("modest", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "fallback").Obj())
+		e.waitScheduled("modest")
+		got := results(e.generatedClaim("modest", "gpu"))
+		if want := "gpu/small=fallback.example.com/node-4/small"; got != want {
+			t.Errorf("results %s, want %s", got, want)
+		}
+	})
+
+	t.Run("All mode takes every matching device of the node", func(t *testing.T) {
+		e.t = t
+		const driver = "all.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("all-node-2", driver, "node-2").Device("a", nil).Device("b", nil).Device("c", nil).Obj())
+		spec := objects.ClaimSpec("devs", driver, 0)
+		spec.Devices.Requests[0].Exactly.AllocationMode = resourceapi.DeviceAllocationModeAll
+		e.create(&resourceapi.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "all", Namespace: e.ns},
+			Spec: resourceapi.ResourceClaimTemplateSpec{Spec: spec}})
+		e.create(objects.MakePod("greedy", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("devs", "all").Obj())
+		e.waitScheduled("greedy")
+		got := results(e.generatedClaim("greedy", "devs"))
+		if want := "devs=all.example.com/node-2/a devs=all.example.com/node-2/b devs=all.example.com/node-2/c"; got != want {
+			t.Errorf("results %s, want %s", got, want)
+		}
+	})
+
+	t.Run("matchAttribute across two requests picks devices that share the attribute", func(t *testing.T) {
+		e.t = t
+		const driver = "nic.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("nic-node-1", driver, "node-1").
+				Device("gpu-0", nil).Attribute("kind", "gpu").Attribute("root", "pci-0").
+				Device("nic-0", nil).Attribute("kind", "nic").Attribute("root", "pci-1").
+				Device("gpu-1", nil).Attribute("kind", "gpu").Attribute("root", "pci-1").Obj())
+		spec := resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{
+				{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+					Selectors: celSelectors(`device.attributes["nic.example.com"].kind == "gpu"`)}},
+				{Name: "nic", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+					Selectors: celSelectors(`device.attributes["nic.example.com"].kind == "nic"`)}},
+			},
+			Constraints: []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To[resourceapi.FullyQualifiedName]("nic.example.com/root")}},
+		}}
+		e.create(&resourceapi.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "aligned", Namespace: e.ns},
+			Spec: resourceapi.ResourceClaimTemplateSpec{Spec: spec}})
+		e.create(objects.MakePod("aligned", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("pair", "aligned").Obj())
+		e.waitScheduled("aligned")
+		got := results(e.generatedClaim("aligned", "pair"))
+		if want := "gpu=nic.example.com/node-1/gpu-1 nic=nic.example.com/node-1/nic-0"; got != want {
+			t.Errorf("results %s, want %s (the GPU on the NIC's PCIe root)", got, want)
+		}
+	})
+
+	t.Run("MostAllocated packs pods onto one node and LeastAllocated spreads them", func(t *testing.T) {
+		e.t = t
+		for _, c := range []struct {
+			scheduler, driver string
+			// wantMost is the most pods one node may get.
+			wantMost int
+		}{{"dra-pack", "pack.example.com", 4}, {"dra-spread", "spread.example.com", 2}} {
+			e.create(objects.DeviceClass(c.driver, c.driver))
+			for _, n := range []string{"node-1", "node-2"} {
+				e.create(objects.MakeSlice(c.driver+"-"+n, c.driver, n).Device("d0", nil).Device("d1", nil).Device("d2", nil).Device("d3", nil).Obj())
+			}
+			e.create(objects.ClaimTemplate(c.driver, e.ns, "dev", c.driver, 1))
+			used := map[string]int{}
+			for i := range 4 {
+				name := fmt.Sprintf("%s-%d", c.scheduler, i)
+				e.create(objects.MakePod(name, e.ns).Scheduler(c.scheduler).ClaimFromTemplate("dev", c.driver).Obj())
+				used[e.waitScheduled(name).Spec.NodeName]++
+			}
+			most := 0
+			for _, n := range used {
+				most = max(most, n)
+			}
+			if most != c.wantMost {
+				t.Errorf("%s placed 4 pods as %v, want at most %d and at least %d on one node", c.scheduler, used, c.wantMost, c.wantMost)
+			}
+		}
+	})
+}
+
+// claim fetches a ResourceClaim of the test namespace.
+func (e *env) claim(name string) *resourceapi.ResourceClaim {
+	e.t.Helper()
+	c, err := e.client.ResourceV1().ResourceClaims(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatalf("get claim %s: %v", name, err)
+	}
+	return c
+}
+
+// waitForEvent waits for a dra-scheduler event about the pod with the
+// reason whose note contains text.
+func (e *env) waitForEvent(pod, reason, text string) {
+	e.t.Helper()
+	e.waitFor(fmt.Sprintf("a %s event for pod %s saying %q", reason, pod, text), func() (bool, string) {
+		events := e.schedulerEvents(pod)
+		for _, ev := range events {
+			if ev.Reason == reason && strings.Contains(ev.Note, text) {
+				return true, ""
+			}
+		}
+		return false, describeEvents(events)
+	})
+}
+
+// lastEvent returns the note of the pod's last dra-scheduler event with
+// the reason.
+func (e *env) lastEvent(pod, reason string) string {
+	var note string
+	for _, ev := range e.schedulerEvents(pod) {
+		if ev.Reason == reason {
+			note = ev.Note
+		}
+	}
+	return note
+}
+
+// results renders a claim's allocation as "request=driver/pool/device ...".
+func results(claim *resourceapi.ResourceClaim) string {
+	if claim.Status.Allocation == nil {
+		return "<unallocated>"
+	}
+	var parts []string
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		parts = append(parts, fmt.Sprintf("%s=%s/%s/%s", r.Request, r.Driver, r.Pool, r.Device))
+	}
+	return strings.Join(parts, " ")
+}
+
+func hasFinalizer(claim *resourceapi.ResourceClaim) bool {
+	for _, f := range claim.Finalizers {
+		if f == resourceapi.Finalizer {
+			return true
+		}
+	}
+	return false
+}
+
+func celSelectors(exprs ...string) []resourceapi.DeviceSelector {
+	var out []resourceapi.DeviceSelector
+	for _, expr := range exprs {
+		out = append(out, resourceapi.DeviceSelector{CEL: &resourceapi.CELDeviceSelector{Expression: expr}})
+	}
+	return out
+}
