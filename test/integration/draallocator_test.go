@@ -3,8 +3,11 @@ package integration
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -179,6 +182,96 @@ func TestDRAAllocator(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("200 pods competing for 100 devices: each device allocated once, the rest pending with the reason", func(t *testing.T) {
+		e.t = t
+		const driver, pods = "burst.example.com", 200
+		e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("burst", e.ns, "dev", driver, 1))
+		for _, n := range nodes {
+			slice := objects.MakeSlice(driver+"-"+n, driver, n)
+			for i := range 25 {
+				slice.Device(fmt.Sprintf("dev-%d", i), nil)
+			}
+			e.create(slice.Obj())
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, pods)
+		for w := range 4 {
+			wg.Go(func() {
+				for i := w; i < pods; i += 4 {
+					pod := objects.MakePod(fmt.Sprintf("burst-%03d", i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "burst").Obj()
+					if err := objects.Create(e.ctx, e.client, pod); err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		e.waitFor("100 burst pods bound", func() (bool, string) {
+			bound, _ := e.burstPods()
+			return len(bound) == 100, fmt.Sprintf("%d bound", len(bound))
+		})
+		t.Logf("100 of 200 pods bound %v after the last pod was created", time.Since(start).Round(time.Millisecond))
+		time.Sleep(3 * time.Second) // a double allocation would bind more
+		bound, pending := e.burstPods()
+		if len(bound) != 100 || len(pending) != 100 {
+			t.Fatalf("%d pods bound and %d pending, want 100 and 100", len(bound), len(pending))
+		}
+		owner := map[string]string{}
+		for _, pod := range bound {
+			claim := e.generatedClaim(pod.Name, "dev")
+			if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 1 {
+				t.Fatalf("bound pod %s has claim allocation %+v, want one device", pod.Name, claim.Status.Allocation)
+			}
+			r := claim.Status.Allocation.Devices.Results[0]
+			if r.Pool != pod.Spec.NodeName {
+				t.Errorf("pod %s runs on %s but its device is %s/%s", pod.Name, pod.Spec.NodeName, r.Pool, r.Device)
+			}
+			key := r.Pool + "/" + r.Device
+			if other, taken := owner[key]; taken {
+				t.Errorf("device %s allocated to both %s and %s", key, other, pod.Name)
+			}
+			owner[key] = pod.Name
+		}
+		want := `0/4 nodes are available: 4 all devices matching request "dev" are allocated`
+		for _, pod := range pending {
+			var msg string
+			for _, c := range pod.Status.Conditions {
+				if c.Type == v1.PodScheduled {
+					msg = c.Message
+				}
+			}
+			if !strings.Contains(msg, want) {
+				t.Errorf("pending pod %s says %q, want it to contain %q", pod.Name, msg, want)
+				break
+			}
+		}
+	})
+}
+
+// burstPods lists the burst test's pods, bound and not.
+func (e *env) burstPods() (bound, pending []v1.Pod) {
+	e.t.Helper()
+	list, err := e.client.CoreV1().Pods(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatalf("list pods: %v", err)
+	}
+	for _, pod := range list.Items {
+		if !strings.HasPrefix(pod.Name, "burst-") {
+			continue
+		}
+		if pod.Spec.NodeName != "" {
+			bound = append(bound, pod)
+		} else {
+			pending = append(pending, pod)
+		}
+	}
+	return bound, pending
 }
 
 // claim fetches a ResourceClaim of the test namespace.
