@@ -72,6 +72,9 @@ type env struct {
 	cp     *controlplane.ControlPlane
 	client kubernetes.Interface
 	ns     string
+	// sched is the running dra-scheduler, started from schedulerConfig.
+	sched           *schedulerapp.Running
+	schedulerConfig string
 }
 
 // startCluster starts a control plane and dra-scheduler with
@@ -89,12 +92,13 @@ func startCluster(t *testing.T, schedulerConfig string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cp.StartScheduler(ctx, path); err != nil {
+	sched, err := cp.StartScheduler(ctx, path)
+	if err != nil {
 		t.Fatalf("start dra-scheduler: %v", err)
 	}
 	t.Logf("control plane and dra-scheduler ready in %v", time.Since(start).Round(time.Millisecond))
 
-	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test"}
+	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test", sched: sched, schedulerConfig: path}
 	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
 	return e
 }

@@ -1,0 +1,85 @@
+package integration
+
+import (
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestRestartBetweenClaimWriteAndBind stops dra-scheduler after it wrote a
+// claim's allocation but before it bound the pod — while PreBind waits for
+// the device's binding condition — and starts a new one. The pod must end
+// up bound on the node its claim points to, with the same device, reserved
+// once, and no second device allocated.
+func TestRestartBetweenClaimWriteAndBind(t *testing.T) {
+	e := startCluster(t, draConfig)
+	const driver = "attach.example.com"
+	e.create(objects.MakeNode("node-1").Obj(), objects.MakeNode("node-2").Obj(), objects.DeviceClass(driver, driver))
+	for _, n := range []string{"node-1", "node-2"} {
+		slice := objects.MakeSlice(driver+"-"+n, driver, n).Device("dev-0", nil).Obj()
+		slice.Spec.Devices[0].BindingConditions = []string{"attached"}
+		slice.Spec.Devices[0].BindingFailureConditions = []string{"attach-failed"}
+		e.create(slice)
+	}
+	e.create(objects.ClaimTemplate("attach", e.ns, "dev", driver, 1))
+	e.create(objects.MakePod("patient", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "attach").Obj())
+
+	e.waitForEvent("patient", "BindingConditionsPending", "waiting for binding conditions")
+	claim := e.generatedClaim("patient", "dev")
+	if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 1 {
+		t.Fatalf("claim not allocated while PreBind waits: %+v", claim.Status)
+	}
+	first := claim.Status.Allocation.Devices.Results[0]
+	if pod := e.pod("patient"); pod.Spec.NodeName != "" {
+		t.Fatalf("pod bound to %s before its binding condition held", pod.Spec.NodeName)
+	}
+
+	e.sched.Stop()
+	sched, err := e.cp.StartScheduler(e.ctx, e.schedulerConfig)
+	if err != nil {
+		t.Fatalf("restart dra-scheduler: %v", err)
+	}
+	e.sched = sched
+
+	// The driver reports the device attached.
+	claim = e.generatedClaim("patient", "dev")
+	claim.Status.Devices = []resourceapi.AllocatedDeviceStatus{{
+		Driver: first.Driver, Pool: first.Pool, Device: first.Device,
+		Conditions: []metav1.Condition{{Type: "attached", Status: metav1.ConditionTrue, Reason: "Attached",
+			LastTransitionTime: metav1.Now(), ObservedGeneration: claim.Generation}},
+	}}
+	if _, err := e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(e.ctx, claim, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("report the device attached: %v", err)
+	}
+
+	pod := e.waitScheduled("patient")
+	if pod.Spec.NodeName != first.Pool {
+		t.Errorf("pod bound to %s, but its claim's device is on %s", pod.Spec.NodeName, first.Pool)
+	}
+	claim = e.generatedClaim("patient", "dev")
+	if got := results(claim); got != "dev="+first.Driver+"/"+first.Pool+"/"+first.Device {
+		t.Errorf("claim allocation changed across the restart: %s, first %s/%s", got, first.Pool, first.Device)
+	}
+	if r := claim.Status.ReservedFor; len(r) != 1 || r[0].UID != pod.UID {
+		t.Errorf("reservedFor %+v, want exactly the pod once", r)
+	}
+	// The other node's device must still be free: no claim in the
+	// namespace may hold it.
+	claims, err := e.client.ResourceV1().ResourceClaims(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocated := 0
+	for _, c := range claims.Items {
+		if c.Status.Allocation != nil {
+			allocated += len(c.Status.Allocation.Devices.Results)
+		}
+	}
+	if allocated != 1 || len(claims.Items) != 1 {
+		t.Errorf("%d claims holding %d devices after the restart, want 1 claim holding 1 device", len(claims.Items), allocated)
+	}
+}
