@@ -1,0 +1,257 @@
+package allocator_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// newTestAllocator builds an allocator the way the plugin does: over a
+// long-lived inventory of slices, with state as the allocated devices.
+func newTestAllocator(state structured.AllocatedState, classes structured.DeviceClassLister, slices []*resourceapi.ResourceSlice) *allocator.Allocator {
+	inv := inventory.New()
+	for _, s := range slices {
+		inv.Set(s)
+	}
+	m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
+	return allocator.New(defaultFeatures, state, classes, inv, m, allocator.FirstFit)
+}
+
+// explainCase is claims that do not fit on any node of cluster with a
+// fraction of its devices already allocated, and the one finding every
+// node must report.
+type explainCase struct {
+	name       string
+	cluster    inventorygen.Cluster
+	occupancy  float64
+	claims     []*resourceapi.ResourceClaim
+	want       allocator.Explanation
+	wantString string
+}
+
+// run checks that Allocate really finds no solution on every node, then
+// that Explain reports the same finding, with the same text, on each.
+func (tc explainCase) run(t *testing.T) {
+	t.Helper()
+	a := newTestAllocator(inventorygen.Occupancy(tc.cluster, tc.occupancy).State(), tc.cluster.ClassLister(), tc.cluster.Slices)
+	for _, node := range tc.cluster.Nodes {
+		res, err := a.Allocate(t.Context(), node, tc.claims)
+		if res != nil || err != nil {
+			t.Fatalf("node %s: Allocate = %v, %v; the case needs claims that do not fit", node.Name, res, err)
+		}
+		got := a.Explain(t.Context(), node, tc.claims)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("node %s: Explain =\n%#v\nwant\n%#v", node.Name, got, tc.want)
+		}
+		if s := got.String(); s != tc.wantString {
+			t.Errorf("node %s: String() =\n%s\nwant\n%s", node.Name, s, tc.wantString)
+		}
+	}
+}
+
+func TestExplainSaysWhyClaimsDoNotFit(t *testing.T) {
+	h100, a100 := inventorygen.NvidiaH100(2), inventorygen.NvidiaA100(2)
+	gpu, mig := inventorygen.ClassNvidiaGPU, inventorygen.ClassNvidiaMIG
+	const req = inventorygen.RequestName
+	a100Only, h100Only := inventorygen.ProductSelector("a100"), inventorygen.ProductSelector("h100")
+	gpuClassSelector := []string{`device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "gpu"`}
+	migClassSelector := `device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "mig"`
+
+	distinctProduct := inventorygen.ExactClaim("distinct", gpu, 2)
+	distinctProduct.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{DistinctAttribute: ptr.To[resourceapi.FullyQualifiedName]("gpu.nvidia.com/productName")}}
+	a100FirstThenH100 := inventorygen.PreferH100ElseTwoA100Claim("a100-first")
+	slices.Reverse(a100FirstThenH100.Spec.Devices.Requests[0].FirstAvailable)
+	withAdminAccess := func(c *resourceapi.ResourceClaim) *resourceapi.ResourceClaim {
+		c.Spec.Devices.Requests[0].Exactly.AdminAccess = ptr.To(true)
+		return c
+	}
+
+	for _, tc := range []explainCase{
+		{
+			name: "no device matching the request's selector names the request, the class and the selector", cluster: h100,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", gpu, 1, a100Only)},
+			want:       allocator.Explanation{Kind: allocator.NoMatchingDevice, Request: req, Class: gpu, Selectors: []string{a100Only}},
+			wantString: `no device matches request "req-0" (class gpu.nvidia.com, selector ` + a100Only + `)`,
+		},
+		{
+			name: "several request selectors are joined with &&", cluster: h100,
+			claims: []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", gpu, 1, h100Only, a100Only)},
+			want:   allocator.Explanation{Kind: allocator.NoMatchingDevice, Request: req, Class: gpu, Selectors: []string{h100Only, a100Only}},
+			wantString: `no device matches request "req-0" (class gpu.nvidia.com, selector ` +
+				h100Only + ` && ` + a100Only + `)`,
+		},
+		{
+			name: "the class's selectors are shown when the request has none", cluster: h100,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", mig, 1)},
+			want:       allocator.Explanation{Kind: allocator.NoMatchingDevice, Request: req, Class: mig, Selectors: []string{migClassSelector}},
+			wantString: `no device matches request "req-0" (class mig.nvidia.com, selector ` + migClassSelector + `)`,
+		},
+		{
+			name: "a node whose matching devices are all allocated says so", cluster: h100, occupancy: 1,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", gpu, 1)},
+			want:       allocator.Explanation{Kind: allocator.AllMatchingAllocated, Request: req, Class: gpu, Selectors: gpuClassSelector},
+			wantString: `all devices matching request "req-0" are allocated`,
+		},
+		{
+			name: "fewer free devices than the count are not enough", cluster: h100, occupancy: 0.5,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", gpu, 5)},
+			want:       allocator.Explanation{Kind: allocator.NotEnoughFree, Request: req, Class: gpu, Selectors: gpuClassSelector},
+			wantString: `not enough free devices for request "req-0" (class gpu.nvidia.com)`,
+		},
+		{
+			name: "a matchAttribute that no free combination meets is unsatisfiable", cluster: h100,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.GPUsOnSamePCIeRootClaim("topo", 3)},
+			want:       allocator.Explanation{Kind: allocator.ConstraintUnsatisfiable, Constraint: "matchAttribute resource.kubernetes.io/pcieRoot"},
+			wantString: "matchAttribute resource.kubernetes.io/pcieRoot unsatisfiable",
+		},
+		{
+			name: "a distinctAttribute that no free combination meets is unsatisfiable", cluster: h100,
+			claims:     []*resourceapi.ResourceClaim{distinctProduct},
+			want:       allocator.Explanation{Kind: allocator.ConstraintUnsatisfiable, Constraint: "distinctAttribute gpu.nvidia.com/productName"},
+			wantString: "distinctAttribute gpu.nvidia.com/productName unsatisfiable",
+		},
+		{
+			name: "a firstAvailable request reports its later alternative when that came closest", cluster: a100, occupancy: 0.875,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.PreferH100ElseTwoA100Claim("fa")},
+			want:       allocator.Explanation{Kind: allocator.NotEnoughFree, Request: req, Class: gpu, Selectors: []string{a100Only}},
+			wantString: `not enough free devices for request "req-0" (class gpu.nvidia.com)`,
+		},
+		{
+			name: "a firstAvailable request reports its earlier alternative when that came closest", cluster: a100, occupancy: 0.875,
+			claims:     []*resourceapi.ResourceClaim{a100FirstThenH100},
+			want:       allocator.Explanation{Kind: allocator.NotEnoughFree, Request: req, Class: gpu, Selectors: []string{a100Only}},
+			wantString: `not enough free devices for request "req-0" (class gpu.nvidia.com)`,
+		},
+		{
+			name: "a firstAvailable request whose alternatives are all allocated or absent reports the allocated one", cluster: a100, occupancy: 1,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.PreferH100ElseTwoA100Claim("fa")},
+			want:       allocator.Explanation{Kind: allocator.AllMatchingAllocated, Request: req, Class: gpu, Selectors: []string{a100Only}},
+			wantString: `all devices matching request "req-0" are allocated`,
+		},
+		{
+			name: "an admin-access request counts allocated devices as free", cluster: h100, occupancy: 1,
+			claims:     []*resourceapi.ResourceClaim{withAdminAccess(inventorygen.ExactClaim("admin", gpu, inventorygen.NvidiaGPUsPerNode+1))},
+			want:       allocator.Explanation{Kind: allocator.NotEnoughFree, Request: req, Class: gpu, Selectors: gpuClassSelector},
+			wantString: `not enough free devices for request "req-0" (class gpu.nvidia.com)`,
+		},
+		{
+			name: "the same request without admin access finds every device allocated", cluster: h100, occupancy: 1,
+			claims:     []*resourceapi.ResourceClaim{inventorygen.ExactClaim("plain", gpu, inventorygen.NvidiaGPUsPerNode+1)},
+			want:       allocator.Explanation{Kind: allocator.AllMatchingAllocated, Request: req, Class: gpu, Selectors: gpuClassSelector},
+			wantString: `all devices matching request "req-0" are allocated`,
+		},
+		{
+			name: "claims that fit one by one but not together cannot be allocated", cluster: h100,
+			claims: []*resourceapi.ResourceClaim{
+				inventorygen.ExactClaim("a", gpu, 5), inventorygen.ExactClaim("b", gpu, 4),
+			},
+			want:       allocator.Explanation{Kind: allocator.CannotAllocate},
+			wantString: "cannot allocate all claims",
+		},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// TestExplainBlamesOnlyAConstraintThatFails: when every request has
+// enough free devices, Explain names a constraint as unsatisfiable. That
+// constraint must be one that actually fails on the node.
+func TestExplainBlamesOnlyAConstraintThatFails(t *testing.T) {
+	h100, gpu := inventorygen.NvidiaH100(2), inventorygen.ClassNvidiaGPU
+	sameProductThenSameRoot := inventorygen.ExactClaim("topo", gpu, 3)
+	sameProductThenSameRoot.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{
+		{MatchAttribute: ptr.To[resourceapi.FullyQualifiedName]("gpu.nvidia.com/productName")},
+		{MatchAttribute: ptr.To(inventorygen.PCIeRootAttribute)},
+	}
+	for _, tc := range []explainCase{
+		{
+			name: "of two constraints the unsatisfiable one is named, not the first", cluster: h100,
+			claims:     []*resourceapi.ResourceClaim{sameProductThenSameRoot},
+			want:       allocator.Explanation{Kind: allocator.ConstraintUnsatisfiable, Constraint: "matchAttribute resource.kubernetes.io/pcieRoot"},
+			wantString: "matchAttribute resource.kubernetes.io/pcieRoot unsatisfiable",
+		},
+		{
+			name: "claims competing for GPUs are not blamed on a constraint that free GPUs meet", cluster: h100,
+			claims: []*resourceapi.ResourceClaim{
+				inventorygen.GPUsOnSamePCIeRootClaim("pair", 2), inventorygen.ExactClaim("rest", gpu, 7),
+			},
+			want:       allocator.Explanation{Kind: allocator.CannotAllocate},
+			wantString: "cannot allocate all claims",
+		},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+func TestOccupancyCountsUsedDevicesInThePoolsOfTheResult(t *testing.T) {
+	const gpuDriver, nicDriver = "gpu.example.com", "nic.example.com"
+	node := objects.MakeNode("n").Obj()
+	// Two pools on the node: two GPUs and three NICs.
+	slices := []*resourceapi.ResourceSlice{
+		objects.MakeSlice("n-gpus", gpuDriver, "n").Device("gpu-0", nil).Device("gpu-1", nil).Obj(),
+		objects.MakeSlice("n-nics", nicDriver, "n").Device("nic-0", nil).Device("nic-1", nil).Device("nic-2", nil).Obj(),
+	}
+	classes := classLister{objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver)}
+	claim := func(name, class string, count int64) *resourceapi.ResourceClaim {
+		return objects.Claim(name, "ns", objects.ClaimSpec("req", class, count))
+	}
+	allocated := func(driver string, devices ...string) structured.AllocatedState {
+		ids := sets.New[structured.DeviceID]()
+		for _, d := range devices {
+			ids.Insert(structured.MakeDeviceID(driver, "n", d))
+		}
+		return structured.AllocatedState{AllocatedDevices: ids}
+	}
+
+	for _, tc := range []struct {
+		name      string
+		state     structured.AllocatedState
+		claims    []*resourceapi.ResourceClaim
+		wantUsed  int
+		wantTotal int
+	}{
+		{"a GPU result counts the GPU pool only, not the NICs", structured.AllocatedState{},
+			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 1, 2},
+		{"an already allocated GPU and the result's GPU are both used", allocated(gpuDriver, "gpu-0"),
+			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 2, 2},
+		{"allocated NICs do not count when the result takes only a GPU", allocated(nicDriver, "nic-0", "nic-1"),
+			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 1, 2},
+		{"results from both pools count both pools", allocated(nicDriver, "nic-0"),
+			[]*resourceapi.ResourceClaim{claim("g", "gpu", 1), claim("n", "nic", 2)}, 4, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newTestAllocator(tc.state, classes, slices)
+			res, err := a.Allocate(t.Context(), node, tc.claims)
+			if err != nil || res == nil {
+				t.Fatalf("Allocate = %v, %v; the case needs claims that fit", res, err)
+			}
+			if used, total := a.Occupancy(node, res); used != tc.wantUsed || total != tc.wantTotal {
+				t.Errorf("Occupancy = %d used of %d, want %d of %d", used, total, tc.wantUsed, tc.wantTotal)
+			}
+		})
+	}
+
+	for name, results := range map[string][]resourceapi.AllocationResult{
+		"nil results":              nil,
+		"no results":               {},
+		"a result without devices": {{}},
+	} {
+		t.Run("an empty result uses nothing of nothing, with "+name, func(t *testing.T) {
+			a := newTestAllocator(allocated(gpuDriver, "gpu-0"), classes, slices)
+			if used, total := a.Occupancy(node, results); used != 0 || total != 0 {
+				t.Errorf("Occupancy = %d used of %d, want 0 of 0", used, total)
+			}
+		})
+	}
+}
