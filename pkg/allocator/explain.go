@@ -100,16 +100,63 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 		}
 	}
 	for _, cs := range c.claimStates {
-		for _, con := range cs.obj.Spec.Devices.Constraints {
-			switch {
-			case con.MatchAttribute != nil:
-				return Explanation{Kind: ConstraintUnsatisfiable, Constraint: "matchAttribute " + string(*con.MatchAttribute)}
-			case con.DistinctAttribute != nil:
-				return Explanation{Kind: ConstraintUnsatisfiable, Constraint: "distinctAttribute " + string(*con.DistinctAttribute)}
-			}
+		if e, ok := a.blameConstraint(ctx, node, view, cs.obj); ok {
+			return e
 		}
 	}
 	return Explanation{}
+}
+
+// blameConstraint finds the constraint that keeps claim, on its own, from
+// fitting on the node: the claim must not fit as it is, must fit without
+// constraints, and must not fit with that one constraint alone.
+func (a *Allocator) blameConstraint(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim) (Explanation, bool) {
+	constraints := claim.Spec.Devices.Constraints
+	if len(constraints) == 0 || a.fits(ctx, node, view, claim) {
+		return Explanation{}, false
+	}
+	with := func(cons []resourceapi.DeviceConstraint) *resourceapi.ResourceClaim {
+		c := claim.DeepCopy()
+		c.Spec.Devices.Constraints = cons
+		return c
+	}
+	if !a.fits(ctx, node, view, with(nil)) {
+		return Explanation{}, false
+	}
+	var names []string
+	for _, con := range constraints {
+		name := constraintName(con)
+		if !a.fits(ctx, node, view, with([]resourceapi.DeviceConstraint{con})) {
+			return Explanation{Kind: ConstraintUnsatisfiable, Constraint: name}, true
+		}
+		names = append(names, name)
+	}
+	// Each holds alone; only together do they fail.
+	return Explanation{Kind: ConstraintUnsatisfiable, Constraint: strings.Join(names, " with ")}, true
+}
+
+func constraintName(con resourceapi.DeviceConstraint) string {
+	switch {
+	case con.MatchAttribute != nil:
+		return "matchAttribute " + string(*con.MatchAttribute)
+	case con.DistinctAttribute != nil:
+		return "distinctAttribute " + string(*con.DistinctAttribute)
+	default:
+		return "constraint"
+	}
+}
+
+// fits runs the search for one claim on the node, without touching the
+// allocator's per-pod cache (other nodes may be using it).
+func (a *Allocator) fits(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim) bool {
+	claims := []*resourceapi.ResourceClaim{claim}
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
+	if err := c.prepare(a.prepareClaims(claims)); err != nil {
+		return false
+	}
+	done, err := c.step(position{}, false, 0)
+	return err == nil && done
 }
 
 // rank orders kinds from "closest to fitting" to "furthest".

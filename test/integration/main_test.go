@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -8,9 +9,19 @@ import (
 	"testing"
 
 	"k8s.io/klog/v2"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 )
 
+// replicaArgsEnv, when set, makes the test binary run dra-scheduler with
+// these (JSON-encoded) arguments instead of the tests: tests start extra
+// scheduler replicas as real processes that way (see leader_test.go).
+const replicaArgsEnv = "DRA_TEST_SCHEDULER_ARGS"
+
 func TestMain(m *testing.M) {
+	if args := os.Getenv(replicaArgsEnv); args != "" {
+		os.Exit(runReplica(args))
+	}
 	fs := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(fs)
 	var out io.Writer = io.Discard
@@ -29,4 +40,20 @@ func TestMain(m *testing.M) {
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(out)
 	os.Exit(m.Run())
+}
+
+// runReplica runs dra-scheduler's command in this process.
+func runReplica(encoded string) int {
+	var args []string
+	if err := json.Unmarshal([]byte(encoded), &args); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", replicaArgsEnv, err)
+		return 2
+	}
+	cmd := schedulerapp.NewCommand()
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }

@@ -39,7 +39,8 @@ type ScoringStrategy struct {
 type ScoringStrategyType string
 
 const (
-	// FirstAvailable gives every feasible node the same score.
+	// FirstAvailable ranks nodes by the firstAvailable alternatives chosen
+	// there (earlier ones score higher), as the in-tree plugin does.
 	FirstAvailable ScoringStrategyType = "FirstAvailable"
 	// MostAllocated favours nodes whose devices are already heavily used.
 	MostAllocated ScoringStrategyType = "MostAllocated"

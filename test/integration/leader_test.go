@@ -1,0 +1,211 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// leaderConfig is draConfig's main profile with leader election on and
+// short lease timings, for two replicas.
+const leaderConfig = `
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceNamespace: dra-system
+  resourceName: dra-scheduler
+  leaseDuration: 3s
+  renewDeadline: 2s
+  retryPeriod: 500ms
+profiles:
+- schedulerName: dra-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: DRAAllocator}]
+      disabled: [{name: DynamicResources}]
+`
+
+// replica is a dra-scheduler process started from the test binary.
+type replica struct {
+	name   string
+	cmd    *exec.Cmd
+	leader atomic.Bool
+	done   chan struct{}
+	mu     sync.Mutex
+	log    strings.Builder
+}
+
+// startReplica runs dra-scheduler as a separate process: a killed replica
+// dies like a crashed pod, with no chance to clean up.
+func startReplica(t *testing.T, name, configPath string) *replica {
+	t.Helper()
+	args, err := json.Marshal([]string{"--config=" + configPath, "--secure-port=0", "-v=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{name: name, done: make(chan struct{})}
+	r.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	r.cmd.Env = append(os.Environ(), replicaArgsEnv+"="+string(args))
+	stderr, err := r.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatalf("start replica %s: %v", name, err)
+	}
+	go func() {
+		defer close(r.done)
+		scanner := bufio.NewScanner(stderr)
+		scanner.Buffer(make([]byte, 1<<20), 1<<20)
+		for scanner.Scan() {
+			line := scanner.Text()
+			if strings.Contains(strings.ToLower(line), "successfully acquired lease") {
+				r.leader.Store(true)
+			}
+			r.mu.Lock()
+			r.log.WriteString(line + "\n")
+			r.mu.Unlock()
+		}
+		_ = r.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		r.kill()
+		if t.Failed() {
+			r.mu.Lock()
+			t.Logf("replica %s log (last 3000 bytes):\n%s", r.name, tail(r.log.String(), 3000))
+			r.mu.Unlock()
+		}
+	})
+	return r
+}
+
+func (r *replica) kill() {
+	_ = r.cmd.Process.Kill()
+	<-r.done
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// TestLeaderElection runs two replicas of dra-scheduler with leader
+// election, kills the leader mid-stream and checks that the other one takes
+// over and that no device is ever allocated twice.
+func TestLeaderElection(t *testing.T) {
+	ctx := t.Context()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
+	}
+	t.Cleanup(cp.Stop)
+	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test"}
+	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dra-system"}})
+	path, err := cp.WriteSchedulerConfig("leader.yaml", []byte(leaderConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicas := []*replica{startReplica(t, "a", path), startReplica(t, "b", path)}
+
+	const driver = "le.example.com"
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("le", e.ns, "dev", driver, 1))
+	for _, n := range []string{"node-1", "node-2"} {
+		slice := objects.MakeSlice(driver+"-"+n, driver, n)
+		for i := range 10 {
+			slice.Device(fmt.Sprintf("dev-%d", i), nil)
+		}
+		e.create(objects.MakeNode(n).Obj(), slice.Obj())
+	}
+	createPods := func(prefix string, n int) {
+		for i := range n {
+			e.create(objects.MakePod(fmt.Sprintf("%s-%d", prefix, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "le").Obj())
+		}
+	}
+
+	createPods("first", 10)
+	for i := range 10 {
+		e.waitScheduled(fmt.Sprintf("first-%d", i))
+	}
+	var leader, follower *replica
+	e.waitFor("a leader", func() (bool, string) {
+		for i, r := range replicas {
+			if r.leader.Load() {
+				leader, follower = r, replicas[1-i]
+				return true, ""
+			}
+		}
+		return false, "no replica logged acquiring the lease"
+	})
+	if follower.leader.Load() {
+		t.Fatalf("both replicas claim to lead")
+	}
+
+	// The leader dies with pods in flight: some may have claims written
+	// and no binding yet.
+	for i := range 3 {
+		e.create(objects.MakePod(fmt.Sprintf("second-%d", i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "le").Obj())
+	}
+	killed := time.Now()
+	leader.kill()
+	if follower.leader.Load() {
+		t.Fatalf("replica %s led before the leader died", follower.name)
+	}
+	t.Logf("killed leader %s; %s takes over", leader.name, follower.name)
+	for i := 3; i < 10; i++ {
+		e.create(objects.MakePod(fmt.Sprintf("second-%d", i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "le").Obj())
+	}
+	for i := range 10 {
+		e.waitScheduled(fmt.Sprintf("second-%d", i))
+	}
+	t.Logf("all pods bound %v after the kill", time.Since(killed).Round(time.Millisecond))
+	if !follower.leader.Load() {
+		t.Errorf("replica %s scheduled pods without logging that it acquired the lease", follower.name)
+	}
+
+	// Every device is now taken: more pods must stay pending.
+	createPods("extra", 3)
+	e.waitForEvent("extra-0", "FailedScheduling", "are allocated")
+	claims, err := e.client.ResourceV1().ResourceClaims(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := map[string]string{}
+	for _, c := range claims.Items {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			key := r.Pool + "/" + r.Device
+			if other, ok := owner[key]; ok {
+				t.Errorf("device %s allocated to claims %s and %s", key, other, c.Name)
+			}
+			owner[key] = c.Name
+		}
+	}
+	if len(owner) != 20 {
+		t.Errorf("%d devices allocated, want all 20", len(owner))
+	}
+	for i := range 3 {
+		if pod := e.pod(fmt.Sprintf("extra-%d", i)); pod.Spec.NodeName != "" {
+			t.Errorf("pod %s bound to %s although every device is taken", pod.Name, pod.Spec.NodeName)
+		}
+	}
+}
