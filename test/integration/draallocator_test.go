@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -180,6 +181,22 @@ func TestDRAAllocator(t *testing.T) {
 			if most != c.wantMost {
 				t.Errorf("%s placed 4 pods as %v, want at most %d and at least %d on one node", c.scheduler, used, c.wantMost, c.wantMost)
 			}
+		}
+	})
+
+	t.Run("a pod asking for a DRA-backed extended resource stays pending with a reason instead of binding without devices", func(t *testing.T) {
+		e.t = t
+		const driver = "ext.example.com"
+		class := objects.DeviceClass(driver, driver)
+		class.Spec.ExtendedResourceName = ptr.To("example.com/accelerator")
+		e.create(class, objects.MakeSlice("ext-node-1", driver, "node-1").Device("dev-0", nil).Obj())
+		pod := objects.MakePod("extended", e.ns).Scheduler(schedulerapp.Name).Obj()
+		one := v1.ResourceList{"example.com/accelerator": resource.MustParse("1")}
+		pod.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: one, Limits: one}
+		e.create(pod)
+		e.waitForEvent("extended", "FailedScheduling", "extended resource example.com/accelerator would come from DRA (device class ext.example.com)")
+		if pod := e.pod("extended"); pod.Spec.NodeName != "" {
+			t.Errorf("pod bound to %s without the devices behind its extended resource", pod.Spec.NodeName)
 		}
 	})
 

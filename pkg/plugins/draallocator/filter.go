@@ -33,6 +33,9 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	defer func() { observe("Filter", start, status) }()
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
+	if st := filterExtendedResources(s.extended, nodeInfo); st != nil {
+		return st
+	}
 
 	var unavailable []int
 	for i, claim := range s.claims {

@@ -71,16 +71,16 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	defer func() { observe("PreFilter", start, status) }()
 	logger := klog.FromContext(ctx)
 
-	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
+	s := &stateData{results: map[string][]resourceapi.AllocationResult{}, extended: pl.draExtendedResources(pod)}
 	cs.Write(stateKey, s)
-	if len(pod.Spec.ResourceClaims) == 0 {
+	if len(pod.Spec.ResourceClaims) == 0 && len(s.extended) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
 		return nil, statusUnschedulable(logger, err.Error())
 	}
-	if len(claims) == 0 {
+	if len(claims) == 0 && len(s.extended) == 0 {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	s.claims = claims

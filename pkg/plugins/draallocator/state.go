@@ -16,6 +16,9 @@ import (
 // framework keeps a pointer to it in CycleState; Clone returns the same
 // pointer, so later phases see each other's writes.
 type stateData struct {
+	// extended are the pod's extended resources that DRA could provide.
+	extended []draExtendedResource
+
 	// claims are the pod's claims in pod.Spec.ResourceClaims order, as
 	// read at PreFilter; PreBind replaces entries it updated.
 	claims []*resourceapi.ResourceClaim
@@ -43,7 +46,8 @@ type stateData struct {
 // Clone returns the same state: the cycle's phases share it.
 func (s *stateData) Clone() fwk.StateData { return s }
 
-func (s *stateData) empty() bool { return len(s.claims) == 0 }
+// empty reports whether the plugin has nothing to do for the pod.
+func (s *stateData) empty() bool { return len(s.claims) == 0 && len(s.extended) == 0 }
 
 func (s *stateData) nodeResults(node string) ([]resourceapi.AllocationResult, bool) {
 	s.mu.Lock()
