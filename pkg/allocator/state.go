@@ -43,21 +43,18 @@ func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *
 	n := inv.NumIndexes()
 	s := &allocatedState{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		counters: map[inventory.PoolID]poolCounters{}}
-	key := func(id structured.DeviceID) inventory.DeviceKey {
-		return inventory.DeviceKey{Driver: id.Driver.String(), Pool: id.Pool.String(), Device: id.Device.String()}
-	}
 	for id := range st.AllocatedDevices {
-		for _, d := range inv.Lookup(key(id)) {
+		for _, d := range inv.LookupID(id) {
 			s.dedicated.Set(d.Index)
 		}
 	}
 	for id := range st.AllocatedSharedDeviceIDs {
-		for _, d := range inv.Lookup(key(id.GetDeviceID())) {
+		for _, d := range inv.LookupID(id.GetDeviceID()) {
 			s.shared.Set(d.Index)
 		}
 	}
 	for id, c := range st.AggregatedCapacity {
-		for _, d := range inv.Lookup(key(id)) {
+		for _, d := range inv.LookupID(id) {
 			s.shared.Set(d.Index)
 			s.aggregated[d.Index] = c
 		}

@@ -5,6 +5,7 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
@@ -80,6 +81,10 @@ type Inventory struct {
 	shared  map[string]*Slice            // slices without spec.nodeName
 	byPool  map[PoolID]map[string]*Slice // every slice of a pool
 	byID    map[DeviceKey][]*Device      // devices by driver/pool/name
+	// byHandle is byID keyed by upstream's interned DeviceID: hashing three
+	// handles is much cheaper than three strings, and allocated-device sets
+	// arrive as DeviceIDs.
+	byHandle map[structured.DeviceID][]*Device
 	devices []*Device                    // by index; nil where free
 	free    []int
 	seq     uint64
@@ -97,6 +102,8 @@ func New() *Inventory {
 		shared: map[string]*Slice{},
 		byPool: map[PoolID]map[string]*Slice{},
 		byID:   map[DeviceKey][]*Device{},
+
+		byHandle: map[structured.DeviceID][]*Device{},
 	}
 }
 
@@ -110,6 +117,9 @@ func (d *Device) Key() DeviceKey { return DeviceKey{d.Driver, d.Pool, d.Spec.Nam
 // Lookup returns every current device with that driver, pool and name: one
 // normally, more when slices disagree (another generation, duplicates).
 func (inv *Inventory) Lookup(key DeviceKey) []*Device { return inv.byID[key] }
+
+// LookupID is Lookup by upstream's DeviceID.
+func (inv *Inventory) LookupID(id structured.DeviceID) []*Device { return inv.byHandle[id] }
 
 // Generation changes whenever the inventory changes.
 func (inv *Inventory) Generation() uint64 { return inv.generation }
@@ -219,6 +229,8 @@ func (inv *Inventory) link(s *Slice) {
 	p[s.Name()] = s
 	for _, d := range s.Devices {
 		inv.byID[d.Key()] = append(inv.byID[d.Key()], d)
+		id := structured.MakeDeviceID(d.Driver, d.Pool, d.Spec.Name)
+		inv.byHandle[id] = append(inv.byHandle[id], d)
 	}
 }
 
@@ -237,6 +249,11 @@ func (inv *Inventory) unlink(s *Slice) {
 		inv.byID[k] = slices.DeleteFunc(inv.byID[k], func(o *Device) bool { return o == d })
 		if len(inv.byID[k]) == 0 {
 			delete(inv.byID, k)
+		}
+		id := structured.MakeDeviceID(d.Driver, d.Pool, d.Spec.Name)
+		inv.byHandle[id] = slices.DeleteFunc(inv.byHandle[id], func(o *Device) bool { return o == d })
+		if len(inv.byHandle[id]) == 0 {
+			delete(inv.byHandle, id)
 		}
 	}
 	delete(inv.byPool[s.Pool()], s.Name())

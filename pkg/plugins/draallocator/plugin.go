@@ -43,6 +43,8 @@ type DRAAllocator struct {
 	policy     allocator.Policy
 
 	inv *inventoryFeed
+	// allocated tracks the devices claims hold and those in flight.
+	allocated *allocator.Tracker
 }
 
 var (
@@ -90,6 +92,10 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		args:       args,
 		policy:     policy,
 		inv:        newInventoryFeed(allocator.NewMatcher(celCache)),
+		allocated:  allocator.NewTracker(allocFeatures),
+	}
+	if err := watchClaims(h.SharedInformerFactory(), pl.allocated); err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if err := pl.inv.watch(ctx, h.ClientSet(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules), fts.EnableDRAConsumableCapacity); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)

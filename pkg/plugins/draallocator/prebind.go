@@ -60,6 +60,7 @@ func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if status.IsSuccess() {
 			for _, claim := range written {
 				pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, true)
+				pl.allocated.ClearPending(claim.UID)
 			}
 		}
 	}()
@@ -167,6 +168,7 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 	if err := pl.draManager.ResourceClaims().AssumeClaimAfterAPICall(claim); err != nil {
 		logger.V(5).Info("Claim not stored in assume cache", "err", err, "resourceclaim", klog.KObj(claim))
 	}
+	pl.allocated.SetClaim(claim)
 	logger.V(5).Info("Claim reserved for pod", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 	return claim, nil
 }

@@ -2,18 +2,14 @@ package draallocator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
-	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -120,11 +116,7 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.inv.reportMatcher()
-	allocated, err := pl.allocatedState(ctx)
-	if err != nil {
-		return nil, statusError(logger, fmt.Errorf("gather allocation state: %w", err))
-	}
-	s.alloc = allocator.NewWithState(pl.features, allocator.NewState(pl.inv.inv, *allocated),
+	s.alloc = allocator.NewWithState(pl.features, pl.allocated.State(pl.inv.inv),
 		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
 	if loggerV := logger.V(5); loggerV.Enabled() {
 		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
@@ -168,43 +160,6 @@ func (pl *DRAAllocator) checkClass(logger klog.Logger, claim *resourceapi.Resour
 		return statusError(logger, fmt.Errorf("resource claim %s, request %s: get device class %s: %w", klog.KObj(claim), request, className, err))
 	}
 	return nil
-}
-
-// allocatedState reads the allocated and in-flight devices. The tracker
-// reports a concurrent modification as an error; reading again is the
-// remedy, as in the in-tree plugin.
-func (pl *DRAAllocator) allocatedState(ctx context.Context) (*structured.AllocatedState, error) {
-	var st *structured.AllocatedState
-	var lastErr error
-	err := wait.PollUntilContextTimeout(ctx, time.Microsecond, 5*time.Second, true, func(context.Context) (bool, error) {
-		if pl.fts.EnableDRAConsumableCapacity {
-			s, err := pl.draManager.ResourceClaims().GatherAllocatedState()
-			if err != nil {
-				lastErr = err
-				return false, nil
-			}
-			if s == nil {
-				return false, errors.New("nil allocated state")
-			}
-			st = s
-			return true, nil
-		}
-		devices, err := pl.draManager.ResourceClaims().ListAllAllocatedDevices()
-		if err != nil {
-			lastErr = err
-			return false, nil
-		}
-		st = &structured.AllocatedState{
-			AllocatedDevices:         devices,
-			AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
-			AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
-		}
-		return true, nil
-	})
-	if err != nil && lastErr != nil {
-		return nil, fmt.Errorf("%w (last error: %w)", err, lastErr)
-	}
-	return st, err
 }
 
 // PreFilterExtensions: claims do not depend on other pods on the node.

@@ -49,6 +49,7 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if err := pl.draManager.ResourceClaims().SignalClaimPendingAllocation(claim.UID, claim); err != nil {
 			return statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
 		}
+		pl.allocated.SetPending(claim.UID, allocation)
 		logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
 	}
 	return nil
@@ -66,6 +67,7 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		if pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, false) {
 			logger.V(5).Info("Released in-flight allocation", "resourceclaim", klog.KObj(claim))
 			pl.draManager.ResourceClaims().AssumedClaimRestore(claim.Namespace, claim.Name)
+			pl.allocated.ClearPending(claim.UID)
 		}
 		if claim.Status.Allocation != nil && resourceclaim.IsReservedForPod(pod, claim, false) {
 			// A strategic merge patch removes just this pod's entry,
@@ -107,9 +109,11 @@ func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *
 			claim.Status.Allocation = nil
 			claim.Status.Devices = nil
 			logger.V(5).Info("Deallocating claim", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
-			if _, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{}); err != nil {
+			updated, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+			if err != nil {
 				return nil, statusError(logger, fmt.Errorf("deallocate claim %s: %w", klog.KObj(claim), err))
 			}
+			pl.allocated.SetClaim(updated)
 			metrics.ClaimsDeallocated.Inc()
 			return nil, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
 		}

@@ -1,0 +1,298 @@
+package allocator
+
+import (
+	"maps"
+	"strconv"
+	"sync"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// Tracker keeps which devices claims hold — their recorded allocations and
+// allocations still in flight — and hands out a State for an inventory
+// that it updates by the devices that changed since the last one, instead
+// of translating every allocated device for every pod.
+//
+// A State it returned is never modified afterwards: allocators may read it
+// while the tracker moves on. Tracker is safe for concurrent use; State
+// must not run concurrently with changes to the inventory.
+type Tracker struct {
+	// consumableCapacity follows upstream: without the feature, a shared
+	// result counts as a dedicated allocation.
+	consumableCapacity bool
+
+	mu     sync.Mutex
+	claims map[types.UID]*trackedClaim
+	// dedicated counts holders per device; shares counts holders per share
+	// (normally one) and sharesOf counts shares per device.
+	dedicated map[structured.DeviceID]int
+	shares    map[structured.SharedDeviceID]int
+	sharesOf  map[structured.DeviceID]int
+	capacity  structured.ConsumedCapacityCollection
+	// dirty lists devices whose entries changed since the last State.
+	dirty sets.Set[structured.DeviceID]
+
+	last    *allocatedState
+	lastInv *inventory.Inventory
+	lastGen uint64
+}
+
+// trackedClaim is what one claim contributes.
+type trackedClaim struct {
+	// rv is the resourceVersion of the recorded object: an older object
+	// (a lagging informer) must not undo a newer one (the caller's own
+	// write).
+	rv       int64
+	recorded []deviceUse
+	pending  []deviceUse
+}
+
+// deviceUse is one allocated device of a claim.
+type deviceUse struct {
+	id       structured.DeviceID
+	share    *structured.SharedDeviceID
+	capacity *structured.DeviceConsumedCapacity
+}
+
+// NewTracker returns an empty tracker.
+func NewTracker(features structured.Features) *Tracker {
+	return &Tracker{
+		consumableCapacity: features.ConsumableCapacity,
+		claims:             map[types.UID]*trackedClaim{},
+		dedicated:          map[structured.DeviceID]int{},
+		shares:             map[structured.SharedDeviceID]int{},
+		sharesOf:           map[structured.DeviceID]int{},
+		capacity:           structured.NewConsumedCapacityCollection(),
+		dirty:              sets.New[structured.DeviceID](),
+	}
+}
+
+// uses lists the devices an allocation holds, as upstream's scheduler
+// counts them: admin-access results hold nothing.
+func (t *Tracker) uses(alloc *resourceapi.AllocationResult) []deviceUse {
+	if alloc == nil {
+		return nil
+	}
+	var out []deviceUse
+	for _, r := range alloc.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		u := deviceUse{id: structured.MakeDeviceID(r.Driver, r.Pool, r.Device)}
+		if t.consumableCapacity && r.ShareID != nil {
+			share := structured.MakeSharedDeviceID(u.id, r.ShareID)
+			u.share = &share
+			if r.ConsumedCapacity != nil {
+				c := structured.NewDeviceConsumedCapacity(u.id, r.ConsumedCapacity)
+				u.capacity = &c
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// SetClaim records the claim's status.allocation, unless a newer version
+// of the claim was recorded already.
+func (t *Tracker) SetClaim(claim *resourceapi.ResourceClaim) {
+	rv, _ := strconv.ParseInt(claim.ResourceVersion, 10, 64)
+	uses := t.uses(claim.Status.Allocation)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tc := t.claims[claim.UID]
+	if tc == nil {
+		tc = &trackedClaim{}
+		t.claims[claim.UID] = tc
+	} else if rv != 0 && rv < tc.rv {
+		return
+	}
+	tc.rv = rv
+	t.apply(tc.recorded, -1)
+	tc.recorded = uses
+	t.apply(uses, +1)
+	t.forgetIfEmpty(claim.UID, tc)
+}
+
+// DeleteClaim forgets a deleted claim, including anything in flight for it.
+func (t *Tracker) DeleteClaim(uid types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tc := t.claims[uid]; tc != nil {
+		t.apply(tc.recorded, -1)
+		t.apply(tc.pending, -1)
+		delete(t.claims, uid)
+	}
+}
+
+// SetPending records an allocation in flight for the claim (chosen, not
+// yet written), replacing an earlier one.
+func (t *Tracker) SetPending(uid types.UID, alloc *resourceapi.AllocationResult) {
+	uses := t.uses(alloc)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tc := t.claims[uid]
+	if tc == nil {
+		tc = &trackedClaim{}
+		t.claims[uid] = tc
+	}
+	t.apply(tc.pending, -1)
+	tc.pending = uses
+	t.apply(uses, +1)
+	t.forgetIfEmpty(uid, tc)
+}
+
+// ClearPending drops the claim's in-flight allocation, if any.
+func (t *Tracker) ClearPending(uid types.UID) { t.SetPending(uid, nil) }
+
+func (t *Tracker) forgetIfEmpty(uid types.UID, tc *trackedClaim) {
+	if len(tc.recorded) == 0 && len(tc.pending) == 0 && tc.rv == 0 {
+		delete(t.claims, uid)
+	}
+}
+
+// apply adds (sign +1) or removes (-1) uses; t.mu must be held.
+func (t *Tracker) apply(uses []deviceUse, sign int) {
+	for _, u := range uses {
+		t.dirty.Insert(u.id)
+		if u.share == nil {
+			addCount(t.dedicated, u.id, sign)
+			continue
+		}
+		addCount(t.shares, *u.share, sign)
+		addCount(t.sharesOf, u.id, sign)
+		if u.capacity != nil {
+			if sign > 0 {
+				t.capacity.Insert(*u.capacity)
+			} else {
+				t.capacity.Remove(*u.capacity)
+			}
+		}
+	}
+}
+
+func addCount[K comparable](m map[K]int, k K, delta int) {
+	if n := m[k] + delta; n > 0 {
+		m[k] = n
+	} else {
+		delete(m, k)
+	}
+}
+
+// AllocatedState returns the tracked devices in upstream's form.
+func (t *Tracker) AllocatedState() structured.AllocatedState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       t.capacity.Clone(),
+	}
+	for id := range t.dedicated {
+		st.AllocatedDevices.Insert(id)
+	}
+	for id := range t.shares {
+		st.AllocatedSharedDeviceIDs.Insert(id)
+	}
+	return st
+}
+
+// State returns the tracked devices as a State over inv. It reuses the
+// previous State's work: when inv did not change, only the devices that
+// changed since are updated, on a copy.
+func (t *Tracker) State(inv *inventory.Inventory) *State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == nil || t.lastInv != inv || t.lastGen != inv.Generation() {
+		t.last = t.rebuild(inv)
+		t.lastInv, t.lastGen = inv, inv.Generation()
+		t.dirty.Clear()
+		return t.last
+	}
+	if t.dirty.Len() == 0 {
+		return t.last
+	}
+	prev := t.last
+	next := &allocatedState{
+		dedicated:   prev.dedicated.Clone(),
+		shared:      prev.shared.Clone(),
+		aggregated:  maps.Clone(prev.aggregated),
+		counters:    map[inventory.PoolID]poolCounters{},
+		countersGen: prev.countersGen,
+	}
+	// Counters of pools without changed devices stay valid.
+	prev.countersMu.Lock()
+	maps.Copy(next.counters, prev.counters)
+	prev.countersMu.Unlock()
+	for id := range t.dirty {
+		for _, d := range inv.LookupID(id) {
+			delete(next.counters, inventory.PoolID{Driver: d.Driver, Pool: d.Pool})
+			t.setBits(next, d, id)
+		}
+	}
+	t.dirty.Clear()
+	t.last = next
+	return next
+}
+
+// rebuild translates everything tracked for inv.
+func (t *Tracker) rebuild(inv *inventory.Inventory) *allocatedState {
+	n := inv.NumIndexes()
+	s := &allocatedState{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
+		counters: map[inventory.PoolID]poolCounters{}, countersGen: inv.Generation()}
+	seen := sets.New[structured.DeviceID]()
+	for _, ids := range []func(func(structured.DeviceID)){
+		func(f func(structured.DeviceID)) {
+			for id := range t.dedicated {
+				f(id)
+			}
+		},
+		func(f func(structured.DeviceID)) {
+			for id := range t.sharesOf {
+				f(id)
+			}
+		},
+		func(f func(structured.DeviceID)) {
+			for id := range t.capacity {
+				f(id)
+			}
+		},
+	} {
+		ids(func(id structured.DeviceID) {
+			if seen.Has(id) {
+				return
+			}
+			seen.Insert(id)
+			for _, d := range inv.LookupID(id) {
+				t.setBits(s, d, id)
+			}
+		})
+	}
+	return s
+}
+
+// setBits sets device d's entries in s from the tracked counts for id.
+func (t *Tracker) setBits(s *allocatedState, d *inventory.Device, id structured.DeviceID) {
+	if t.dedicated[id] > 0 {
+		s.dedicated.Set(d.Index)
+	} else {
+		s.dedicated.Clear(d.Index)
+	}
+	c, hasCapacity := t.capacity[id]
+	if t.sharesOf[id] > 0 || hasCapacity {
+		s.shared.Set(d.Index)
+	} else {
+		s.shared.Clear(d.Index)
+	}
+	if hasCapacity {
+		s.aggregated[d.Index] = c.Clone()
+	} else {
+		delete(s.aggregated, d.Index)
+	}
+}

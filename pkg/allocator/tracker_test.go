@@ -1,0 +1,139 @@
+package allocator_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// naiveState recomputes upstream's AllocatedState from scratch from what
+// each claim holds, the way the scheduler's DRA manager does.
+func naiveState(recorded, pending map[types.UID]*resourceapi.AllocationResult) structured.AllocatedState {
+	st := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	for _, m := range []map[types.UID]*resourceapi.AllocationResult{recorded, pending} {
+		for _, alloc := range m {
+			if alloc == nil {
+				continue
+			}
+			for _, r := range alloc.Devices.Results {
+				if ptr.Deref(r.AdminAccess, false) {
+					continue
+				}
+				id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+				if r.ShareID == nil {
+					st.AllocatedDevices.Insert(id)
+					continue
+				}
+				st.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+				if r.ConsumedCapacity != nil {
+					st.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+				}
+			}
+		}
+	}
+	return st
+}
+
+// TestTrackerStateMatchesARecomputation drives a tracker through random
+// claim allocations, updates, stale informer copies, in-flight
+// allocations and deletions, and after every step compares its
+// incrementally updated State with one translated from scratch from an
+// independent recomputation.
+func TestTrackerStateMatchesARecomputation(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(2).Merge(inventorygen.SharedNICs(2))
+	inv := inventory.New()
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+	}
+	devices := cluster.Devices()
+	for seed := range uint64(20) {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			tr := allocator.NewTracker(structured.Features{ConsumableCapacity: true})
+			recorded := map[types.UID]*resourceapi.AllocationResult{}
+			pending := map[types.UID]*resourceapi.AllocationResult{}
+			rv := map[types.UID]int{}
+			randomAllocation := func() *resourceapi.AllocationResult {
+				alloc := &resourceapi.AllocationResult{}
+				for range 1 + rng.IntN(3) {
+					d := devices[rng.IntN(len(devices))]
+					r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+					switch rng.IntN(4) {
+					case 0:
+						r.AdminAccess = ptr.To(true)
+					case 1:
+						r.ShareID = ptr.To(types.UID(fmt.Sprintf("share-%d", rng.IntN(1000))))
+						r.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{"bandwidth": resource.MustParse(strconv.Itoa(1+rng.IntN(5)) + "G")}
+					}
+					alloc.Devices.Results = append(alloc.Devices.Results, r)
+				}
+				return alloc
+			}
+			for step := range 300 {
+				uid := types.UID(fmt.Sprintf("claim-%d", rng.IntN(12)))
+				claim := func(alloc *resourceapi.AllocationResult, version int) *resourceapi.ResourceClaim {
+					return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{UID: uid, ResourceVersion: strconv.Itoa(version)},
+						Status: resourceapi.ResourceClaimStatus{Allocation: alloc}}
+				}
+				var what string
+				switch rng.IntN(6) {
+				case 0, 1:
+					what = "allocate or reallocate"
+					rv[uid]++
+					alloc := randomAllocation()
+					if rng.IntN(3) == 0 {
+						alloc = nil
+						what = "deallocate"
+					}
+					recorded[uid] = alloc
+					tr.SetClaim(claim(alloc, rv[uid]))
+				case 2:
+					what = "stale copy ignored"
+					// A lagging informer delivers an older version of a
+					// claim the tracker knows (never after its deletion).
+					if _, known := recorded[uid]; known && rv[uid] > 1 {
+						tr.SetClaim(claim(randomAllocation(), rv[uid]-1))
+					}
+				case 3:
+					what = "in flight"
+					pending[uid] = randomAllocation()
+					tr.SetPending(uid, pending[uid])
+				case 4:
+					what = "in flight done"
+					delete(pending, uid)
+					tr.ClearPending(uid)
+				case 5:
+					what = "deleted"
+					delete(recorded, uid)
+					delete(pending, uid)
+					tr.DeleteClaim(uid)
+				}
+				// Not every step asks for a State: changes pile up.
+				if rng.IntN(3) > 0 {
+					continue
+				}
+				want := allocator.NewState(inv, naiveState(recorded, pending))
+				if diff := allocator.DiffStates(tr.State(inv), want); diff != "" {
+					t.Fatalf("step %d (%s of %s): %s", step, what, uid, diff)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package draallocator
+
+import (
+	"fmt"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// watchClaims feeds the tracker from the scheduler's ResourceClaim
+// informer. The plugin itself records what it writes (PreBind, PostFilter)
+// and what it has in flight (Reserve, Unreserve) as it happens; the
+// tracker ignores informer copies older than what was recorded, as the
+// scheduler's assume cache does.
+func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker) error {
+	_, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				t.SetClaim(claim)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				t.SetClaim(claim)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				t.DeleteClaim(claim.UID)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watch resource claims: %w", err)
+	}
+	return nil
+}
