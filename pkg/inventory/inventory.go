@@ -76,19 +76,19 @@ func (s *Slice) PerDeviceNodeSelection() bool {
 
 // Inventory holds all slices and their devices.
 type Inventory struct {
-	slices  map[string]*Slice
-	onNode  map[string]map[string]*Slice // node name -> slice name -> slice
-	shared  map[string]*Slice            // slices without spec.nodeName
-	byPool  map[PoolID]map[string]*Slice // every slice of a pool
-	byID    map[DeviceKey][]*Device      // devices by driver/pool/name
+	slices map[string]*Slice
+	onNode map[string]map[string]*Slice // node name -> slice name -> slice
+	shared map[string]*Slice            // slices without spec.nodeName
+	byPool map[PoolID]map[string]*Slice // every slice of a pool
+	byID   map[DeviceKey][]*Device      // devices by driver/pool/name
 	// byHandle is byID keyed by upstream's interned DeviceID: hashing three
 	// handles is much cheaper than three strings, and allocated-device sets
 	// arrive as DeviceIDs.
 	byHandle map[structured.DeviceID][]*Device
-	devices []*Device                    // by index; nil where free
-	free    []int
-	seq     uint64
-	version uint64
+	devices  []*Device // by index; nil where free
+	free     []int
+	seq      uint64
+	version  uint64
 	// generation changes with every Set or Remove that changes anything.
 	generation uint64
 	cache      poolCache
