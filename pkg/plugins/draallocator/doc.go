@@ -9,11 +9,20 @@
 // The plugin adapts the allocator to the framework; the allocator knows
 // nothing about the scheduler.
 //
-//   - Claims, their in-flight allocations and device classes come from the
-//     framework's SharedDRAManager, the same assume cache and in-flight
-//     tracker the in-tree plugin uses: a device handed out by one
-//     scheduling cycle is unavailable to the next until the claim's status
-//     write lands or is abandoned.
+//   - Claims and device classes come from the framework's SharedDRAManager,
+//     and the plugin signals in-flight allocations and its writes to it as
+//     the in-tree plugin does, so the framework (and an in-tree profile in
+//     the same process) sees them.
+//   - Which devices are taken comes from an allocator.Tracker: fed by the
+//     claim informer, by Reserve/Unreserve (in flight) and by the plugin's
+//     own status writes (recorded at once; older informer copies are
+//     ignored, as in the assume cache). It hands PreFilter a State updated
+//     by the devices that changed since the previous pod, instead of
+//     translating every allocated device per pod. A device handed out by
+//     one scheduling cycle is unavailable to the next until the claim's
+//     status write lands or is abandoned. Allocations in flight in another
+//     profile of the same process are not seen until written: run one
+//     allocating profile per device pool.
 //   - Devices come from a long-lived inventory.Inventory (inventoryFeed).
 //     ResourceSlice and DeviceTaintRule events only mark it dirty; the
 //     next PreFilter brings it up to date by comparing the scheduler's
