@@ -82,10 +82,29 @@ func (a *Allocator) Steps() int64 { return a.steps.Load() }
 // for problems with the inputs; only errors wrapping
 // structured.ErrFailedAllocationOnNode are specific to this node.
 func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
+	var results []resourceapi.AllocationResult
+	_, err := a.run(ctx, node, claims, func(c *call) error {
+		var err error
+		results, err = c.results()
+		return err
+	})
+	return results, err
+}
+
+// Fits answers whether Allocate would find devices for claims on node,
+// with the same errors, without building the results: a scheduler's Filter
+// needs only the answer for most nodes, and then never allocates memory.
+// For the same inputs, a later Allocate finds exactly what Fits found.
+func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (bool, error) {
+	return a.run(ctx, node, claims, nil)
+}
+
+// run searches and, when claims fit, calls found with the search state.
+func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, found func(*call) error) (bool, error) {
 	logger := klog.FromContext(ctx)
 	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
-		return nil, fmt.Errorf("gather pool information: %w", err)
+		return false, fmt.Errorf("gather pool information: %w", err)
 	}
 	p := a.prepared.Load()
 	if !p.sameClaims(claims) {
@@ -95,20 +114,25 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 	c := a.newCall(ctx, node, claims, view)
 	defer a.done(c)
 	if err := c.prepare(p); err != nil {
-		return nil, err
+		return false, err
 	}
 	done, err := c.step(position{}, false, 0)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	if !done {
 		if view.InvalidPools {
-			return nil, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
+			return false, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
 		}
 		if v := logger.V(5); v.Enabled() {
 			v.Info("Claims do not fit on node", "node", klog.KObj(node))
 		}
-		return nil, nil
+		return false, nil
 	}
-	return c.results()
+	if found != nil {
+		if err := found(c); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -24,6 +24,9 @@ type call struct {
 	// allocating maps devices taken by this call (dedicated) to the
 	// indexes of the claims taking them.
 	allocating map[int][]int
+	// spareLists keeps emptied allocating entries for reuse, so that
+	// marking a device allocates nothing in steady state.
+	spareLists [][]int
 	// shares tracks in-progress shares of multi-allocatable devices.
 	shares map[int]*shareState
 	// consumed counts counters taken by this call, per pool.
@@ -36,6 +39,19 @@ type call struct {
 	orders map[*request][]int
 	// touched lists the pools whose counters this call consumed.
 	touched []inventory.PoolID
+}
+
+// maxSpareLists bounds the spare allocating entries a pooled call keeps.
+const maxSpareLists = 256
+
+// takeList returns an empty list for an allocating entry.
+func (c *call) takeList() []int {
+	if n := len(c.spareLists); n > 0 {
+		list := c.spareLists[n-1]
+		c.spareLists = c.spareLists[:n-1]
+		return list
+	}
+	return make([]int, 0, 1)
 }
 
 // maxKeptPools bounds how many pools' counter maps a pooled call keeps.
@@ -61,6 +77,11 @@ func (a *Allocator) newCall(ctx context.Context, node *v1.Node, claims []*resour
 // it: results are built as fresh objects.
 func (a *Allocator) done(c *call) {
 	if len(c.allocating) > 0 {
+		for _, list := range c.allocating {
+			if len(c.spareLists) < maxSpareLists {
+				c.spareLists = append(c.spareLists, list[:0])
+			}
+		}
 		clear(c.allocating)
 	}
 	if len(c.shares) > 0 {

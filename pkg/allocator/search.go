@@ -233,7 +233,11 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (boo
 		t.constraints++
 	}
 	if !multi {
-		c.allocating[d.Index] = append(c.allocating[d.Index], p.claim)
+		list, ok := c.allocating[d.Index]
+		if !ok {
+			list = c.takeList()
+		}
+		c.allocating[d.Index] = append(list, p.claim)
 		t.marked = true
 	}
 	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
@@ -287,6 +291,7 @@ func (c *call) release(r *request, t *taken) {
 		}
 		if len(list) == 0 {
 			delete(c.allocating, d.Index)
+			c.spareLists = append(c.spareLists, list)
 		} else {
 			c.allocating[d.Index] = list
 		}

@@ -70,7 +70,9 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		defer cancel()
 		allocCtx = c
 	}
-	results, err := s.alloc.Allocate(allocCtx, node, s.toAllocateClaims)
+	// Only whether the claims fit is needed here; the devices are
+	// searched again for the few nodes Score and Reserve look at.
+	fits, err := s.alloc.Fits(allocCtx, node, s.toAllocateClaims)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Possibly transient: an error sends the pod to backoff instead of
@@ -84,14 +86,30 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		// Something is wrong with a claim or class (a CEL runtime error,
 		// a missing class): abort scheduling the pod, naming the culprit.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
-	case len(results) != len(s.toAllocateClaims):
+	case !fits:
 		reason := s.alloc.Explain(ctx, node, s.toAllocateClaims).String()
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+	}
+	return nil
+}
+
+// nodeResults returns the devices the pod gets on a node that passed
+// Filter, searching once per node and cycle.
+func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, node *v1.Node) ([]resourceapi.AllocationResult, error) {
+	if r, ok := s.cachedResults(node.Name); ok {
+		return r, nil
+	}
+	results, err := s.alloc.Allocate(ctx, node, s.toAllocateClaims)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
+	}
+	if len(results) != len(s.toAllocateClaims) {
+		return nil, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)
 	}
 	s.mu.Lock()
 	s.results[node.Name] = results
 	s.mu.Unlock()
-	return nil
+	return results, nil
 }
 
 func (pl *DRAAllocator) bindingConditionsEnabled() bool {

@@ -31,9 +31,13 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	start := time.Now()
 	defer func() { observe("Reserve", start, status) }()
 	logger := klog.FromContext(ctx)
-	results, ok := s.nodeResults(nodeName)
-	if !ok {
-		return statusError(logger, fmt.Errorf("no allocation found for node %s", nodeName))
+	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
+	if err != nil {
+		return statusError(logger, fmt.Errorf("get node %s: %w", nodeName, err))
+	}
+	results, err := pl.nodeResults(ctx, s, nodeInfo.Node())
+	if err != nil {
+		return statusError(logger, err)
 	}
 	if len(results) != len(s.toAllocate) {
 		return statusError(logger, fmt.Errorf("internal error: %d allocations for %d claims", len(results), len(s.toAllocate)))

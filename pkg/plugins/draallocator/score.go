@@ -31,9 +31,13 @@ func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	start := time.Now()
 	defer func() { observe("Score", start, status) }()
 	node := nodeInfo.Node()
-	results, ok := s.nodeResults(node.Name)
-	if !ok {
+	if pl.args.ScoringStrategy.Type == config.FirstAvailable && (!pl.fts.EnableDRAPrioritizedList || !s.hasFirstAvailable()) {
+		// Every node scores 0: no need to know the devices.
 		return 0, nil
+	}
+	results, err := pl.nodeResults(ctx, s, node)
+	if err != nil {
+		return 0, fwk.AsStatus(err)
 	}
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
@@ -47,11 +51,21 @@ func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 		}
 		return score, nil
 	default:
-		if !pl.fts.EnableDRAPrioritizedList {
-			return 0, nil
-		}
 		return firstAvailableScore(s, results), nil
 	}
+}
+
+// hasFirstAvailable reports whether a claim to allocate has a
+// firstAvailable request.
+func (s *stateData) hasFirstAvailable() bool {
+	for _, claim := range s.toAllocateClaims {
+		for _, req := range claim.Spec.Devices.Requests {
+			if len(req.FirstAvailable) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstAvailableScore adds, for every firstAvailable request, a bonus that

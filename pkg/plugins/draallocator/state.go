@@ -39,7 +39,8 @@ type stateData struct {
 	// unavailable holds indexes of allocated claims that some node could
 	// not use (PostFilter may deallocate one of them).
 	unavailable sets.Set[int]
-	// results holds Filter's allocation per node name, in toAllocate order.
+	// results holds the devices found per node name, in toAllocate order,
+	// for the nodes Score or Reserve asked about.
 	results map[string][]resourceapi.AllocationResult
 }
 
@@ -49,7 +50,8 @@ func (s *stateData) Clone() fwk.StateData { return s }
 // empty reports whether the plugin has nothing to do for the pod.
 func (s *stateData) empty() bool { return len(s.claims) == 0 && len(s.extended) == 0 }
 
-func (s *stateData) nodeResults(node string) ([]resourceapi.AllocationResult, bool) {
+// cachedResults returns the devices found for a node, if searched already.
+func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.results[node]
