@@ -19,6 +19,9 @@ type Matcher struct {
 
 	mu    sync.Mutex
 	exprs map[string]*exprResults
+	// chains numbers selector chains (class and request selectors), so
+	// that per-node caches can key them by a small integer.
+	chains map[string]int
 
 	actMu sync.RWMutex
 	acts  map[int]versionedActivation // by device index
@@ -34,7 +37,7 @@ func NewMatcher(cache *cel.Cache) *Matcher {
 	if cache == nil {
 		cache = cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	}
-	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, acts: map[int]versionedActivation{}}
+	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, chains: map[string]int{}, acts: map[int]versionedActivation{}}
 }
 
 type exprResults struct {
@@ -72,6 +75,19 @@ func (m *Matcher) expr(expression string) *exprResults {
 		m.exprs[expression] = e
 	}
 	return e
+}
+
+// chainID returns the number of a selector chain key, assigning the next
+// one on first use.
+func (m *Matcher) chainID(key string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.chains[key]
+	if !ok {
+		id = len(m.chains)
+		m.chains[key] = id
+	}
+	return id
 }
 
 // activation returns the device's CEL input, built once per version.

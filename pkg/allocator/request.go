@@ -26,7 +26,7 @@ type request struct {
 	// classExprs and exprs are the compiled class and request selectors
 	// (nil entries for selectors without CEL); chain identifies them.
 	classExprs, exprs []*exprResults
-	chain             string
+	chain             int
 	mode              resourceapi.DeviceAllocationMode
 	count             int64
 	adminAccess       bool
@@ -303,7 +303,7 @@ func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, class
 	r.class = class
 	r.classExprs = a.compile(class.Spec.Selectors)
 	r.exprs = a.compile(r.selectors)
-	r.chain = chainKey(r, a.features.DeviceBindingAndStatus)
+	r.chain = a.matcher.chainID(chainKey(r, a.features.DeviceBindingAndStatus))
 
 	switch r.mode {
 	case resourceapi.DeviceAllocationModeExactCount:

@@ -100,8 +100,17 @@ func newNodeView(pools []*Pool) *NodeView {
 // poolCache memoizes Pools per node until the inventory or the node's
 // labels change.
 type poolCache struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex
 	entries map[poolCacheKey]*poolCacheEntry
+	// byObject finds the entry by the node object it was built for: the
+	// scheduler passes the same object for a node until the node changes,
+	// and a pointer hashes and compares faster than the node's name.
+	byObject map[objectKey]*poolCacheEntry
+}
+
+type objectKey struct {
+	node *v1.Node
+	opts Options
 }
 
 // Pools returns the pools that node may allocate from, in search order. The
@@ -118,14 +127,26 @@ func (inv *Inventory) Pools(node *v1.Node, opts Options) ([]*Pool, error) {
 // slice or the node's labels change. The error reports an unparseable node
 // selector.
 func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
+	inv.cache.mu.RLock()
+	if e := inv.cache.byObject[objectKey{node, opts}]; e != nil && e.generation == inv.generation {
+		inv.cache.mu.RUnlock()
+		return e.view, e.err
+	}
 	key := poolCacheKey{node: node.Name, opts: opts}
-	inv.cache.mu.Lock()
-	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation &&
-		(e.node == node || sameLabels(e.labels, node.Labels)) {
+	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation && sameLabels(e.labels, node.Labels) {
+		inv.cache.mu.RUnlock()
+		// A new object for the node with the same labels: find the entry
+		// by this object from now on.
+		inv.cache.mu.Lock()
+		if inv.cache.entries[key] == e {
+			delete(inv.cache.byObject, objectKey{e.node, opts})
+			e.node = node
+			inv.cache.byObject[objectKey{node, opts}] = e
+		}
 		inv.cache.mu.Unlock()
 		return e.view, e.err
 	}
-	inv.cache.mu.Unlock()
+	inv.cache.mu.RUnlock()
 
 	pools, err := inv.gather(node, opts)
 	var view *NodeView
@@ -137,8 +158,14 @@ func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 	defer inv.cache.mu.Unlock()
 	if inv.cache.entries == nil {
 		inv.cache.entries = map[poolCacheKey]*poolCacheEntry{}
+		inv.cache.byObject = map[objectKey]*poolCacheEntry{}
 	}
-	inv.cache.entries[key] = &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err}
+	if old := inv.cache.entries[key]; old != nil {
+		delete(inv.cache.byObject, objectKey{old.node, opts})
+	}
+	e := &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err}
+	inv.cache.entries[key] = e
+	inv.cache.byObject[objectKey{node, opts}] = e
 	return view, err
 }
 
@@ -146,9 +173,10 @@ func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 func (inv *Inventory) ForgetNode(name string) {
 	inv.cache.mu.Lock()
 	defer inv.cache.mu.Unlock()
-	for key := range inv.cache.entries {
+	for key, e := range inv.cache.entries {
 		if key.node == name {
 			delete(inv.cache.entries, key)
+			delete(inv.cache.byObject, objectKey{e.node, key.opts})
 		}
 	}
 }
