@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -81,5 +82,53 @@ func TestRestartBetweenClaimWriteAndBind(t *testing.T) {
 	}
 	if allocated != 1 || len(claims.Items) != 1 {
 		t.Errorf("%d claims holding %d devices after the restart, want 1 claim holding 1 device", len(claims.Items), allocated)
+	}
+}
+
+// TestBindingFailureReallocates: a device whose driver reports a binding
+// failure is given up — the claim is deallocated (PostFilter, as in-tree)
+// and allocated anew — and the pod binds once the new allocation's binding
+// condition holds.
+func TestBindingFailureReallocates(t *testing.T) {
+	e := startCluster(t, draConfig)
+	const driver = "flaky.example.com"
+	slice := objects.MakeSlice(driver+"-node-1", driver, "node-1").Device("dev-0", nil).Device("dev-1", nil).Obj()
+	for i := range slice.Spec.Devices {
+		slice.Spec.Devices[i].BindingConditions = []string{"attached"}
+		slice.Spec.Devices[i].BindingFailureConditions = []string{"attach-failed"}
+	}
+	e.create(objects.MakeNode("node-1").Obj(), objects.DeviceClass(driver, driver), slice,
+		objects.ClaimTemplate("flaky", e.ns, "dev", driver, 1))
+	e.create(objects.MakePod("unlucky", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "flaky").Obj())
+
+	e.waitForEvent("unlucky", "BindingConditionsPending", "waiting for binding conditions")
+	claim := e.generatedClaim("unlucky", "dev")
+	if claim.Status.Allocation == nil || claim.Status.Allocation.AllocationTimestamp == nil {
+		t.Fatalf("claim not allocated with a timestamp while PreBind waits: %+v", claim.Status)
+	}
+	first := claim.Status.Allocation.DeepCopy()
+	setCondition := func(claim *resourceapi.ResourceClaim, condition string) {
+		t.Helper()
+		r := claim.Status.Allocation.Devices.Results[0]
+		claim.Status.Devices = []resourceapi.AllocatedDeviceStatus{{Driver: r.Driver, Pool: r.Pool, Device: r.Device,
+			Conditions: []metav1.Condition{{Type: condition, Status: metav1.ConditionTrue, Reason: "Test", LastTransitionTime: metav1.Now()}}}}
+		if _, err := e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(e.ctx, claim, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("set %s on the claim's device: %v", condition, err)
+		}
+	}
+	setCondition(claim, "attach-failed")
+
+	e.waitFor("the claim to be allocated anew", func() (bool, string) {
+		claim = e.generatedClaim("unlucky", "dev")
+		a := claim.Status.Allocation
+		return a != nil && a.AllocationTimestamp != nil && a.AllocationTimestamp.After(first.AllocationTimestamp.Time) && len(claim.Status.Devices) == 0,
+			fmt.Sprintf("allocation %+v, devices %+v", a, claim.Status.Devices)
+	})
+	if pod := e.pod("unlucky"); pod.Spec.NodeName != "" {
+		t.Fatalf("pod bound to %s although its device failed to attach", pod.Spec.NodeName)
+	}
+	setCondition(claim, "attached")
+	if pod := e.waitScheduled("unlucky"); pod.Spec.NodeName != "node-1" {
+		t.Errorf("pod bound to %s, want node-1", pod.Spec.NodeName)
 	}
 }
