@@ -184,20 +184,46 @@ func TestDRAAllocator(t *testing.T) {
 		}
 	})
 
-	t.Run("a pod asking for a DRA-backed extended resource stays pending with a reason instead of binding without devices", func(t *testing.T) {
+	t.Run("a DRA-backed extended resource gets a claim written by the scheduler and recorded in the pod's status", func(t *testing.T) {
 		e.t = t
 		const driver = "ext.example.com"
 		class := objects.DeviceClass(driver, driver)
 		class.Spec.ExtendedResourceName = ptr.To("example.com/accelerator")
-		e.create(class, objects.MakeSlice("ext-node-1", driver, "node-1").Device("dev-0", nil).Obj())
+		e.create(class, objects.MakeSlice("ext-node-1", driver, "node-1").Device("dev-0", nil).Device("dev-1", nil).Obj())
 		pod := objects.MakePod("extended", e.ns).Scheduler(schedulerapp.Name).Obj()
-		one := v1.ResourceList{"example.com/accelerator": resource.MustParse("1")}
-		pod.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: one, Limits: one}
+		two := v1.ResourceList{"example.com/accelerator": resource.MustParse("2")}
+		pod.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: two, Limits: two}
 		e.create(pod)
-		e.waitForEvent("extended", "FailedScheduling", "extended resource example.com/accelerator would come from DRA (device class ext.example.com)")
-		if pod := e.pod("extended"); pod.Spec.NodeName != "" {
-			t.Errorf("pod bound to %s without the devices behind its extended resource", pod.Spec.NodeName)
+		if pod := e.waitScheduled("extended"); pod.Spec.NodeName != "node-1" {
+			t.Fatalf("pod bound to %s, want node-1 (the only node with %s devices)", pod.Spec.NodeName, driver)
 		}
+		var status *v1.PodExtendedResourceClaimStatus
+		e.waitFor("the pod's extended resource claim status", func() (bool, string) {
+			status = e.pod("extended").Status.ExtendedResourceClaimStatus
+			return status != nil, "none yet"
+		})
+		want := v1.ContainerExtendedResourceRequest{ContainerName: "main", ResourceName: "example.com/accelerator", RequestName: "container-0-request-0"}
+		if len(status.RequestMappings) != 1 || status.RequestMappings[0] != want {
+			t.Errorf("request mappings %+v, want exactly %+v", status.RequestMappings, want)
+		}
+		claim := e.claim(status.ResourceClaimName)
+		if got := results(claim); got != "container-0-request-0=ext.example.com/node-1/dev-0 container-0-request-0=ext.example.com/node-1/dev-1" {
+			t.Errorf("claim %s allocation %s, want both devices of node-1", claim.Name, got)
+		}
+		if claim.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" {
+			t.Errorf("claim %s lacks the %s annotation: %v", claim.Name, resourceapi.ExtendedResourceClaimAnnotation, claim.Annotations)
+		}
+		if owners := claim.OwnerReferences; len(owners) != 1 || owners[0].Name != "extended" || !ptr.Deref(owners[0].Controller, false) {
+			t.Errorf("claim %s owners %+v, want the pod as controller", claim.Name, owners)
+		}
+		if r := claim.Status.ReservedFor; len(r) != 1 || r[0].Name != "extended" {
+			t.Errorf("claim %s reservedFor %+v, want the pod", claim.Name, r)
+		}
+		// Its devices are taken: a second such pod has none left.
+		second := objects.MakePod("extended-2", e.ns).Scheduler(schedulerapp.Name).Obj()
+		second.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: two, Limits: two}
+		e.create(second)
+		e.waitForEvent("extended-2", "FailedScheduling", "are allocated")
 	})
 
 	t.Run("200 pods competing for 100 devices: each device allocated once, the rest pending with the reason", func(t *testing.T) {

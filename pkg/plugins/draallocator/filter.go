@@ -33,9 +33,6 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	defer func() { observe("Filter", start, status) }()
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
-	if st := filterExtendedResources(s.extended, nodeInfo); st != nil {
-		return st
-	}
 
 	var unavailable []int
 	for i, claim := range s.claims {
@@ -60,7 +57,11 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		s.mu.Unlock()
 		return statusUnschedulable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
-	if s.alloc == nil {
+	claims, st := s.nodeClaims(pod, nodeInfo)
+	if st != nil {
+		return st
+	}
+	if len(claims) == 0 {
 		return nil
 	}
 
@@ -72,7 +73,7 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
-	fits, err := s.alloc.Fits(allocCtx, node, s.toAllocateClaims)
+	fits, err := s.alloc.Fits(allocCtx, node, claims)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Possibly transient: an error sends the pod to backoff instead of
@@ -87,23 +88,45 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		// a missing class): abort scheduling the pod, naming the culprit.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case !fits:
-		reason := s.alloc.Explain(ctx, node, s.toAllocateClaims).String()
+		reason := s.alloc.Explain(ctx, node, claims).String()
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	return nil
 }
 
+// nodeClaims returns the claims to allocate on the node: the pod's
+// unallocated claims, plus its extended-resource claim where DRA must
+// provide extended resources. A status rejects the node.
+func (s *stateData) nodeClaims(pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]*resourceapi.ResourceClaim, *fwk.Status) {
+	if s.ext == nil {
+		return s.toAllocateClaims, nil
+	}
+	v, st := s.ext.variant(pod, nodeInfo, s.toAllocateClaims)
+	if st != nil || v == nil {
+		return s.toAllocateClaims, st
+	}
+	return v.claims, nil
+}
+
 // nodeResults returns the devices the pod gets on a node that passed
 // Filter, searching once per node and cycle.
-func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, node *v1.Node) ([]resourceapi.AllocationResult, error) {
+func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]resourceapi.AllocationResult, error) {
+	node := nodeInfo.Node()
 	if r, ok := s.cachedResults(node.Name); ok {
 		return r, nil
 	}
-	results, err := s.alloc.Allocate(ctx, node, s.toAllocateClaims)
+	claims, st := s.nodeClaims(pod, nodeInfo)
+	if st != nil {
+		return nil, st.AsError()
+	}
+	if len(claims) == 0 {
+		return nil, nil
+	}
+	results, err := s.alloc.Allocate(ctx, node, claims)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
 	}
-	if len(results) != len(s.toAllocateClaims) {
+	if len(results) != len(claims) {
 		return nil, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)
 	}
 	s.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
@@ -79,8 +80,11 @@ func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		// Unreserve must see the claim as written.
 		s.claims[i] = updated
 	}
+	if st := pl.bindExtendedClaim(ctx, s, pod); st != nil {
+		return st
+	}
 
-	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.claims) {
+	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.claims) && (s.ext == nil || !hasBindingConditions([]*resourceapi.ResourceClaim{s.ext.created})) {
 		return nil
 	}
 	pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeNormal, "BindingConditionsPending", "Scheduling",
@@ -173,9 +177,60 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 	return claim, nil
 }
 
+// bindExtendedClaim creates the pod's extended-resource claim chosen in
+// Reserve, writes its allocation and reservation, and records in the pod's
+// status which container uses which of its requests.
+func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod *v1.Pod) *fwk.Status {
+	x := s.ext
+	if x == nil || x.chosen == nil {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	claim := x.chosen.claim.DeepCopy()
+	claim.Name, claim.UID = "", ""
+	claim.Status = resourceapi.ResourceClaimStatus{}
+	created, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).Create(ctx, claim, metav1.CreateOptions{})
+	if err != nil {
+		return statusError(logger, fmt.Errorf("create the extended-resource claim of pod %s: %w", klog.KObj(pod), err))
+	}
+	// Unreserve deletes it if anything below fails.
+	x.created = created
+	updated, err := pl.bindClaim(ctx, created, x.allocation, pod)
+	if err != nil {
+		return statusError(logger, err)
+	}
+	x.created = updated
+	metrics.ClaimsAllocated.Inc()
+	newStatus := pod.Status.DeepCopy()
+	newStatus.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{
+		RequestMappings:   x.chosen.mappings,
+		ResourceClaimName: updated.Name,
+	}
+	if err := schedutil.PatchPodStatus(ctx, pl.client, pod.Name, pod.Namespace, &pod.Status, newStatus); err != nil {
+		return statusError(logger, fmt.Errorf("record the extended-resource claim %s in the status of pod %s: %w", klog.KObj(updated), klog.KObj(pod), err))
+	}
+	uid := x.placeholderUID()
+	pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, true)
+	pl.allocated.ClearPending(uid)
+	return nil
+}
+
 // podReadyForBinding re-reads the pod's claims and reports whether all
 // binding conditions hold; a failure condition or a timeout is an error.
 func (pl *DRAAllocator) podReadyForBinding(s *stateData) (bool, error) {
+	if x := s.ext; x != nil && x.created != nil {
+		fresh, err := pl.client.ResourceV1().ResourceClaims(x.created.Namespace).Get(context.Background(), x.created.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		x.created = fresh
+		if ready, err := claimReadyForBinding(fresh); err != nil || !ready {
+			if err == nil && pl.bindingTimedOut(fresh) {
+				err = fmt.Errorf("%w: claim %s", errBindingTimeout, klog.KObj(fresh))
+			}
+			return false, err
+		}
+	}
 	for i, claim := range s.claims {
 		fresh, err := pl.draManager.ResourceClaims().Get(claim.Namespace, claim.Name)
 		if err != nil {

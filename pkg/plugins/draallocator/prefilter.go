@@ -67,16 +67,21 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	defer func() { observe("PreFilter", start, status) }()
 	logger := klog.FromContext(ctx)
 
-	s := &stateData{results: map[string][]resourceapi.AllocationResult{}, extended: pl.draExtendedResources(pod)}
+	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
 	cs.Write(stateKey, s)
-	if len(pod.Spec.ResourceClaims) == 0 && len(s.extended) == 0 {
+	ext, err := pl.newExtendedState(pod)
+	if err != nil {
+		return nil, statusError(logger, err)
+	}
+	s.ext = ext
+	if len(pod.Spec.ResourceClaims) == 0 && s.ext == nil {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
 		return nil, statusUnschedulable(logger, err.Error())
 	}
-	if len(claims) == 0 && len(s.extended) == 0 {
+	if len(claims) == 0 && s.ext == nil {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	s.claims = claims
@@ -108,7 +113,7 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.toAllocate = append(s.toAllocate, i)
 		s.toAllocateClaims = append(s.toAllocateClaims, claim)
 	}
-	if len(s.toAllocate) == 0 {
+	if len(s.toAllocate) == 0 && s.ext == nil {
 		return nil, nil
 	}
 

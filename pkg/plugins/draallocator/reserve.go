@@ -8,8 +8,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -35,27 +37,45 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	if err != nil {
 		return statusError(logger, fmt.Errorf("get node %s: %w", nodeName, err))
 	}
-	results, err := pl.nodeResults(ctx, s, nodeInfo.Node())
+	claims, st := s.nodeClaims(pod, nodeInfo)
+	if st != nil {
+		return st
+	}
+	results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
 	if err != nil {
 		return statusError(logger, err)
 	}
-	if len(results) != len(s.toAllocate) {
-		return statusError(logger, fmt.Errorf("internal error: %d allocations for %d claims", len(results), len(s.toAllocate)))
+	if len(results) != len(claims) {
+		return statusError(logger, fmt.Errorf("internal error: %d allocations for %d claims", len(results), len(claims)))
 	}
 	for j, ci := range s.toAllocate {
-		allocation := &results[j]
-		s.allocation[ci] = allocation
-		claim := s.claims[ci].DeepCopy()
-		if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
-			claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
-		}
-		claim.Status.Allocation = allocation
-		if err := pl.draManager.ResourceClaims().SignalClaimPendingAllocation(claim.UID, claim); err != nil {
-			return statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
-		}
-		pl.allocated.SetPending(claim.UID, allocation)
-		logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
+		s.allocation[ci] = &results[j]
 	}
+	if extra := len(claims) - len(s.toAllocate); extra == 1 {
+		v, _ := s.ext.variant(pod, nodeInfo, s.toAllocateClaims)
+		s.ext.chosen, s.ext.allocation = v, &results[len(results)-1]
+	}
+	for j, claim := range claims {
+		if st := pl.markInFlight(logger, claim, &results[j]); st != nil {
+			return st
+		}
+	}
+	return nil
+}
+
+// markInFlight tells the framework and the tracker that the claim's
+// allocation is chosen but not written yet.
+func (pl *DRAAllocator) markInFlight(logger klog.Logger, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
+	claim = claim.DeepCopy()
+	if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
+		claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
+	}
+	claim.Status.Allocation = allocation
+	if err := pl.draManager.ResourceClaims().SignalClaimPendingAllocation(claim.UID, claim); err != nil {
+		return statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
+	}
+	pl.allocated.SetPending(claim.UID, allocation)
+	logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
 	return nil
 }
 
@@ -83,6 +103,46 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 			}
 		}
 	}
+	if x := s.ext; x != nil && x.template != nil {
+		uid := x.placeholderUID()
+		pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, false)
+		pl.allocated.ClearPending(uid)
+		if x.created != nil {
+			// Written by PreBind: nobody else uses it.
+			if err := pl.deleteClaim(ctx, x.created); err != nil {
+				logger.Error(err, "Deleting the extended-resource claim failed", "resourceclaim", klog.KObj(x.created), "pod", klog.KObj(pod))
+			}
+			x.created = nil
+		}
+	}
+}
+
+// deleteClaim deletes a claim the plugin created, removing the allocation
+// finalizer first so that the deletion completes.
+func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error {
+	claims := pl.client.ResourceV1().ResourceClaims(claim.Namespace)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i := slices.Index(current.Finalizers, resourceapi.Finalizer); i >= 0 {
+			current.Finalizers = slices.Delete(current.Finalizers, i, i+1)
+			_, err = claims.Update(ctx, current, metav1.UpdateOptions{})
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("remove the finalizer of claim %s: %w", klog.KObj(claim), err)
+	}
+	if err := claims.Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete claim %s: %w", klog.KObj(claim), err)
+	}
+	pl.allocated.DeleteClaim(claim.UID)
+	return nil
 }
 
 // PostFilter runs when no node fits. If an allocated claim of the pod could
@@ -121,6 +181,14 @@ func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *
 			metrics.ClaimsDeallocated.Inc()
 			return nil, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
 		}
+	}
+	if s.ext != nil && s.ext.stale != nil {
+		// Left by an attempt that did not bind the pod: start afresh.
+		if err := pl.deleteClaim(ctx, s.ext.stale); err != nil {
+			return nil, statusError(logger, err)
+		}
+		metrics.ClaimsDeallocated.Inc()
+		return nil, fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed")
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable)
 }

@@ -25,7 +25,7 @@ func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	if s.empty() || s.alloc == nil {
+	if s.alloc == nil {
 		return 0, nil
 	}
 	start := time.Now()
@@ -35,7 +35,7 @@ func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 		// Every node scores 0: no need to know the devices.
 		return 0, nil
 	}
-	results, err := pl.nodeResults(ctx, s, node)
+	results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}

@@ -16,8 +16,9 @@ import (
 // framework keeps a pointer to it in CycleState; Clone returns the same
 // pointer, so later phases see each other's writes.
 type stateData struct {
-	// extended are the pod's extended resources that DRA could provide.
-	extended []draExtendedResource
+	// ext is the pod's claim for extended resources DRA may provide (nil
+	// when there are none).
+	ext *extendedState
 
 	// claims are the pod's claims in pod.Spec.ResourceClaims order, as
 	// read at PreFilter; PreBind replaces entries it updated.
@@ -39,8 +40,9 @@ type stateData struct {
 	// unavailable holds indexes of allocated claims that some node could
 	// not use (PostFilter may deallocate one of them).
 	unavailable sets.Set[int]
-	// results holds the devices found per node name, in toAllocate order,
-	// for the nodes Score or Reserve asked about.
+	// results holds the devices found per node name, in toAllocate order
+	// followed by the extended-resource claim's, for the nodes Score or
+	// Reserve asked about.
 	results map[string][]resourceapi.AllocationResult
 }
 
@@ -48,7 +50,7 @@ type stateData struct {
 func (s *stateData) Clone() fwk.StateData { return s }
 
 // empty reports whether the plugin has nothing to do for the pod.
-func (s *stateData) empty() bool { return len(s.claims) == 0 && len(s.extended) == 0 }
+func (s *stateData) empty() bool { return len(s.claims) == 0 && s.ext == nil }
 
 // cachedResults returns the devices found for a node, if searched already.
 func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, bool) {

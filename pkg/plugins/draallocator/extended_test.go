@@ -1,0 +1,78 @@
+package draallocator
+
+import (
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+)
+
+func TestExtendedRequestsFollowContainerLifetimes(t *testing.T) {
+	const res = v1.ResourceName("example.com/gpu")
+	r := draExtendedResource{name: res, class: "gpu-class"}
+	container := func(name string, n int64, extra ...v1.ResourceName) v1.Container {
+		reqs := v1.ResourceList{res: *resource.NewQuantity(n, resource.DecimalSI)}
+		for _, e := range extra {
+			reqs[e] = resource.MustParse("1")
+		}
+		return v1.Container{Name: name, Resources: v1.ResourceRequirements{Requests: reqs}}
+	}
+	sidecar := func(c v1.Container) v1.Container {
+		c.RestartPolicy = ptr.To(v1.ContainerRestartPolicyAlways)
+		return c
+	}
+	for _, tc := range []struct {
+		name          string
+		init, regular []v1.Container
+		// want lists "request:count" in order, then "container->request".
+		wantRequests, wantMappings string
+	}{
+		{"one container gets one request for its count",
+			nil, []v1.Container{container("main", 2)},
+			"[container-0-request-0:2]", "[main->container-0-request-0]"},
+		{"the request is numbered by the resource's place among the container's sorted resource names",
+			nil, []v1.Container{container("main", 1, "cpu", "memory")},
+			"[container-0-request-1:1]", "[main->container-0-request-1]"},
+		{"an init container reuses the request of a later regular container that covers it",
+			[]v1.Container{container("setup", 1)}, []v1.Container{container("main", 2)},
+			"[container-1-request-0:2]", "[main->container-1-request-0 setup->container-1-request-0]"},
+		{"an init container asks itself for what later containers do not cover",
+			[]v1.Container{container("setup", 3)}, []v1.Container{container("main", 2)},
+			"[container-0-request-0:1 container-1-request-0:2]", "[main->container-1-request-0 setup->container-1-request-0 setup->container-0-request-0]"},
+		{"plain init containers run one at a time and share the largest request",
+			[]v1.Container{container("a", 1), container("b", 3)}, nil,
+			"[container-1-request-0:3]", "[a->container-1-request-0 b->container-1-request-0]"},
+		{"a sidecar lives on and gets its own request, like a regular container",
+			[]v1.Container{sidecar(container("proxy", 1))}, []v1.Container{container("main", 1)},
+			"[container-0-request-0:1 container-1-request-0:1]", "[proxy->container-0-request-0 main->container-1-request-0]"},
+		{"containers without the resource get nothing",
+			nil, []v1.Container{{Name: "idle"}, container("main", 1)},
+			"[container-1-request-0:1]", "[main->container-1-request-0]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &v1.Pod{Spec: v1.PodSpec{InitContainers: tc.init, Containers: tc.regular}}
+			requests, mappings := extendedRequests(pod, []draExtendedResource{r})
+			var gotRequests, gotMappings []string
+			for _, req := range requests {
+				if req.Exactly.DeviceClassName != "gpu-class" {
+					t.Errorf("request %s asks class %q, want gpu-class", req.Name, req.Exactly.DeviceClassName)
+				}
+				gotRequests = append(gotRequests, fmt.Sprintf("%s:%d", req.Name, req.Exactly.Count))
+			}
+			for _, m := range mappings {
+				if m.ResourceName != string(res) {
+					t.Errorf("mapping %+v names resource %q", m, m.ResourceName)
+				}
+				gotMappings = append(gotMappings, m.ContainerName+"->"+m.RequestName)
+			}
+			if got := fmt.Sprint(gotRequests); got != tc.wantRequests {
+				t.Errorf("requests %s, want %s", got, tc.wantRequests)
+			}
+			if got := fmt.Sprint(gotMappings); got != tc.wantMappings {
+				t.Errorf("mappings %s, want %s", got, tc.wantMappings)
+			}
+		})
+	}
+}
