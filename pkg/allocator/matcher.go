@@ -120,7 +120,6 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 		m.hits.add(1)
 		return r.match, r.err
 	}
-	m.evaluations.add(1)
 	match, err := e.sel.Matches(ctx, m.activation(d))
 	if err != nil {
 		var ee *celmatch.EvalError
@@ -129,11 +128,13 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 		}
 		err = cel.EnhanceRuntimeError(err)
 		if ctx.Err() != nil {
-			// Interrupted, not a property of the device: do not remember.
+			// Interrupted, not a property of the device: neither counted
+			// nor remembered.
 			return false, err
 		}
 		m.runtimeErrors.add(1)
 	}
+	m.evaluations.add(1)
 	e.mu.Lock()
 	e.results[d.Index] = exprResult{version: d.Version, match: match, err: err}
 	e.mu.Unlock()

@@ -15,16 +15,24 @@ import (
 // and what it has in flight (Reserve, Unreserve) as it happens; the
 // tracker ignores informer copies older than what was recorded, as the
 // scheduler's assume cache does.
-func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker) error {
+//
+// freed is called after a change that releases devices (a claim
+// deallocated or deleted).
+func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, freed func()) error {
 	_, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
 				t.SetClaim(claim)
 			}
 		},
-		UpdateFunc: func(_, obj any) {
-			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
-				t.SetClaim(claim)
+		UpdateFunc: func(oldObj, obj any) {
+			claim, ok := obj.(*resourceapi.ResourceClaim)
+			if !ok {
+				return
+			}
+			t.SetClaim(claim)
+			if old, ok := oldObj.(*resourceapi.ResourceClaim); ok && old.Status.Allocation != nil && claim.Status.Allocation == nil {
+				freed()
 			}
 		},
 		DeleteFunc: func(obj any) {
@@ -33,6 +41,9 @@ func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker) 
 			}
 			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
 				t.DeleteClaim(claim.UID)
+				if claim.Status.Allocation != nil {
+					freed()
+				}
 			}
 		},
 	})

@@ -22,11 +22,16 @@ import (
 // changed slice; PreFilter applies the queue (sync) before building the
 // pod's allocator, so the inventory never changes under a Filter.
 type inventoryFeed struct {
+	// profile labels the inventory metrics: each profile has its own feed.
+	profile string
 	inv     *inventory.Inventory
 	matcher *allocator.Matcher
 
 	mu      sync.Mutex
 	pending map[string]*resourceapi.ResourceSlice // nil: deleted
+
+	// changed, if set, is called after a slice change was queued.
+	changed func()
 
 	// hasSynced reports whether the initial slices were queued; synced
 	// remembers that it did (read and written by sync only).
@@ -38,8 +43,8 @@ type inventoryFeed struct {
 	lastEvaluations, lastHits, lastErrors int64
 }
 
-func newInventoryFeed(m *allocator.Matcher) *inventoryFeed {
-	return &inventoryFeed{inv: inventory.New(), matcher: m, pending: map[string]*resourceapi.ResourceSlice{}}
+func newInventoryFeed(profile string, m *allocator.Matcher) *inventoryFeed {
+	return &inventoryFeed{profile: profile, inv: inventory.New(), matcher: m, pending: map[string]*resourceapi.ResourceSlice{}}
 }
 
 // watch subscribes to slices as patched by DeviceTaintRules, one change at
@@ -103,11 +108,14 @@ func (f *inventoryFeed) queue(obj any, deleted bool) {
 		return
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if deleted {
 		f.pending[slice.Name] = nil
 	} else {
 		f.pending[slice.Name] = slice
+	}
+	f.mu.Unlock()
+	if f.changed != nil && !deleted {
+		f.changed()
 	}
 }
 
@@ -133,9 +141,9 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 		}
 		klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(pending),
 			"slices", f.inv.NumSlices(), "devices", f.inv.NumDevices(), "pools", f.inv.NumPools())
-		metrics.Inventory.WithLabelValues("devices").Set(float64(f.inv.NumDevices()))
-		metrics.Inventory.WithLabelValues("slices").Set(float64(f.inv.NumSlices()))
-		metrics.Inventory.WithLabelValues("pools").Set(float64(f.inv.NumPools()))
+		metrics.Inventory.WithLabelValues(f.profile, "devices").Set(float64(f.inv.NumDevices()))
+		metrics.Inventory.WithLabelValues(f.profile, "slices").Set(float64(f.inv.NumSlices()))
+		metrics.Inventory.WithLabelValues(f.profile, "pools").Set(float64(f.inv.NumPools()))
 	}
 	return nil
 }

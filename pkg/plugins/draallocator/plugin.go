@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -45,6 +46,8 @@ type DRAAllocator struct {
 	inv *inventoryFeed
 	// allocated tracks the devices claims hold and those in flight.
 	allocated *allocator.Tracker
+	// requeue retries pods when the plugin's own copies catch up.
+	requeue *requeuer
 }
 
 var (
@@ -91,10 +94,12 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		features:   allocFeatures,
 		args:       args,
 		policy:     policy,
-		inv:        newInventoryFeed(allocator.NewMatcher(celCache)),
+		inv:        newInventoryFeed(h.ProfileName(), allocator.NewMatcher(celCache)),
 		allocated:  allocator.NewTracker(allocFeatures),
+		requeue:    newRequeuer(h, klog.FromContext(ctx)),
 	}
-	if err := watchClaims(h.SharedInformerFactory(), pl.allocated); err != nil {
+	pl.inv.changed = pl.requeue.changed
+	if err := watchClaims(h.SharedInformerFactory(), pl.allocated, pl.requeue.changed); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if err := pl.inv.watch(ctx, h.ClientSet(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules), fts.EnableDRAConsumableCapacity); err != nil {

@@ -84,6 +84,7 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	if len(claims) == 0 && s.ext == nil {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
+	pl.requeue.seen(pod)
 	s.claims = claims
 	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
 	s.allocation = make([]*resourceapi.AllocationResult, len(claims))

@@ -60,6 +60,7 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 			return st
 		}
 	}
+	pl.requeue.placed(pod)
 	return nil
 }
 
@@ -87,11 +88,18 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		return
 	}
 	logger := klog.FromContext(ctx)
+	released := false
+	defer func() {
+		if released {
+			pl.requeue.changed()
+		}
+	}()
 	for _, claim := range s.claims {
 		if pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, false) {
 			logger.V(5).Info("Released in-flight allocation", "resourceclaim", klog.KObj(claim))
 			pl.draManager.ResourceClaims().AssumedClaimRestore(claim.Namespace, claim.Name)
 			pl.allocated.ClearPending(claim.UID)
+			released = true
 		}
 		if claim.Status.Allocation != nil && resourceclaim.IsReservedForPod(pod, claim, false) {
 			// A strategic merge patch removes just this pod's entry,
@@ -105,7 +113,9 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	if x := s.ext; x != nil && x.template != nil {
 		uid := x.placeholderUID()
-		pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, false)
+		if pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, false) {
+			released = true
+		}
 		pl.allocated.ClearPending(uid)
 		if x.created != nil {
 			// Written by PreBind: nobody else uses it.

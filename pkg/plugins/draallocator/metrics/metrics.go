@@ -49,9 +49,9 @@ var (
 	Inventory = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Subsystem:      subsystem,
 		Name:           "inventory_objects",
-		Help:           "Objects in the allocator's inventory, by kind (devices, slices, pools).",
+		Help:           "Objects in the allocator's inventory of a scheduler profile, by kind (devices, slices, pools).",
 		StabilityLevel: metrics.ALPHA,
-	}, []string{"kind"})
+	}, []string{"profile", "kind"})
 
 	// ClaimsAllocated counts allocations written to ResourceClaim status.
 	ClaimsAllocated = metrics.NewCounter(&metrics.CounterOpts{
