@@ -23,13 +23,17 @@
 //     status write lands or is abandoned. Allocations in flight in another
 //     profile of the same process are not seen until written: run one
 //     allocating profile per device pool.
-//   - Devices come from a long-lived inventory.Inventory (inventoryFeed).
-//     ResourceSlice and DeviceTaintRule events only mark it dirty; the
-//     next PreFilter brings it up to date by comparing the scheduler's
-//     (taint-patched) slices with what it holds, slice by slice, so
-//     unchanged slices cost a pointer comparison and steady state costs
-//     nothing. Selector results, node views and their bit sets survive
-//     across pods.
+//   - Devices come from a long-lived inventory.Inventory (inventoryFeed),
+//     fed by the plugin's own ResourceSlice tracker, which applies
+//     DeviceTaintRules. Events only queue the changed slice; the next
+//     PreFilter applies the queue, so steady state costs nothing and the
+//     inventory never changes under a Filter. Selector results, node views
+//     and their bit sets survive across pods.
+//   - The scheduler requeues pods on events it sees through its own
+//     informers; the plugin's copies may learn of the same change a moment
+//     later. When they do, and the change can free devices, the plugin
+//     activates the pods it judged since the previous such change
+//     (requeuer), so no pod waits for a second event.
 //   - PreFilter resolves the pod's claims and builds one allocator over the
 //     inventory and the allocated devices; Filter asks it per node and
 //     keeps the result for Score and Reserve; Reserve marks the result
