@@ -21,7 +21,7 @@ LDFLAGS := -X $(MODULE)/pkg/version.version=$(VERSION) \
 # per test.
 TEST_TIMEOUT  ?= 20m
 
-.PHONY: all build test test-unit test-integration smoke verify clean
+.PHONY: all build test test-unit test-integration test-perf-smoke smoke verify clean
 
 all: build
 
@@ -29,11 +29,25 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-scheduler ./cmd/dra-scheduler
 
-## test: unit and integration tests (real kube-apiserver and etcd), then a
-## smoke test of the built binary. This is what CI runs.
-test: build
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+## test: unit and integration tests (real kube-apiserver and etcd), the
+## scheduler_perf smoke test, then a smoke test of the built binary. This is
+## what CI runs.
+test: build $(BIN)/etcd
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -v /test/perf)
+	$(MAKE) test-perf-smoke
 	$(MAKE) smoke
+
+## bin/etcd: the etcd server k8s.io/kubernetes pins (go.mod); scheduler_perf
+## (test/perf) starts one from PATH for every workload.
+$(BIN)/etcd: go.mod go.sum
+	$(GO) build -o $@ go.etcd.io/etcd/server/v3
+
+## test-perf-smoke: upstream's smallest DRA scheduler_perf workloads (names
+## matching PERF_SMOKE_RUN: the "fast" ones) with the in-tree plugin and with
+## DRAAllocator, plus test/perf's own unit tests.
+PERF_SMOKE_RUN ?= Test.*/.*/.*/.*/fast
+test-perf-smoke: $(BIN)/etcd
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(PERF_SMOKE_RUN)' ./test/perf
 
 ## smoke: the built binary answers --version and --help.
 smoke:
@@ -41,7 +55,7 @@ smoke:
 
 ## test-unit: everything but the integration package (fast).
 test-unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/integration)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -e /test/integration -e /test/perf)
 
 ## test-integration: only the integration package.
 test-integration:
@@ -90,3 +104,22 @@ BENCH_NODES ?= 100,5000
 BENCH_TIME  ?= 1s
 bench-allocator:
 	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -timeout 2h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES)
+
+## perf: upstream's DRA scheduler_perf performance workloads
+## (k8s.io/kubernetes test/integration/scheduler_perf/dra, label PERF_LABELS,
+## benchmark names matching PERF_BENCH: the 500-node ones), in-tree
+## DynamicResources and DRAAllocator side by side; prints a table at the end.
+## DataItems JSON and the table go to PERF_OUT; per-workload logs of failed
+## workloads to PERF_LOGS (empty: all logs inline, very long).
+PERF_BENCH   ?= BenchmarkPerfScheduling/.*/.*/.*/500nodes
+PERF_LABELS  ?= performance
+PERF_OUT     ?= _output/perf
+PERF_TIMEOUT ?= 6h
+PERF_LOGS    ?= $(abspath $(PERF_OUT))/logs
+PERF_FLAGS   ?=
+.PHONY: perf
+perf: $(BIN)/etcd
+	mkdir -p $(PERF_OUT) $(PERF_LOGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(if $(PERF_LOGS),ARTIFACTS="$(PERF_LOGS)") \
+	  $(GO) test -count=1 -timeout $(PERF_TIMEOUT) -run '^$$' -bench '$(PERF_BENCH)' -benchtime 1x ./test/perf \
+	  -args -perf-scheduling-label-filter=$(PERF_LABELS) -data-items-dir=$(abspath $(PERF_OUT)) $(PERF_FLAGS)
