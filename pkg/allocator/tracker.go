@@ -38,6 +38,13 @@ type Tracker struct {
 	capacity  structured.ConsumedCapacityCollection
 	// dirty lists devices whose entries changed since the last State.
 	dirty sets.Set[structured.DeviceID]
+	// holders counts, per dedicated device, the uses by each claim (its
+	// recorded and in-flight allocation), to notice a device held by two
+	// claims; names remembers claims' namespace/name for reports.
+	holders map[structured.DeviceID]map[types.UID]int
+	names   map[types.UID]string
+	// onConflict, if set, hears of a dedicated device that two claims hold.
+	onConflict func(Conflict)
 
 	last    *allocatedState
 	lastInv *inventory.Inventory
@@ -71,7 +78,34 @@ func NewTracker(features structured.Features) *Tracker {
 		sharesOf:           map[structured.DeviceID]int{},
 		capacity:           structured.NewConsumedCapacityCollection(),
 		dirty:              sets.New[structured.DeviceID](),
+		holders:            map[structured.DeviceID]map[types.UID]int{},
+		names:              map[types.UID]string{},
 	}
+}
+
+// Conflict is a dedicated device that two claims hold at once: a double
+// allocation, whoever made it.
+type Conflict struct {
+	Device structured.DeviceID
+	// Claims are the two claims as namespace/name (or their UID when the
+	// name is unknown), the one that held the device first first.
+	Claims [2]string
+}
+
+// OnConflict sets a function that hears of every double allocation the
+// tracker notices. It is called with the tracker's lock held: it must not
+// call back into the tracker.
+func (t *Tracker) OnConflict(f func(Conflict)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.onConflict = f
+}
+
+func (t *Tracker) name(uid types.UID) string {
+	if n := t.names[uid]; n != "" {
+		return n
+	}
+	return string(uid)
 }
 
 // uses lists the devices an allocation holds, as upstream's scheduler
@@ -113,10 +147,13 @@ func (t *Tracker) SetClaim(claim *resourceapi.ResourceClaim) {
 	} else if rv != 0 && rv < tc.rv {
 		return
 	}
+	if claim.Name != "" {
+		t.names[claim.UID] = claim.Namespace + "/" + claim.Name
+	}
 	tc.rv = rv
-	t.apply(tc.recorded, -1)
+	t.apply(claim.UID, tc.recorded, -1)
 	tc.recorded = uses
-	t.apply(uses, +1)
+	t.apply(claim.UID, uses, +1)
 	t.forgetIfEmpty(claim.UID, tc)
 }
 
@@ -125,10 +162,11 @@ func (t *Tracker) DeleteClaim(uid types.UID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if tc := t.claims[uid]; tc != nil {
-		t.apply(tc.recorded, -1)
-		t.apply(tc.pending, -1)
+		t.apply(uid, tc.recorded, -1)
+		t.apply(uid, tc.pending, -1)
 		delete(t.claims, uid)
 	}
+	delete(t.names, uid)
 }
 
 // SetPending records an allocation in flight for the claim (chosen, not
@@ -142,9 +180,9 @@ func (t *Tracker) SetPending(uid types.UID, alloc *resourceapi.AllocationResult)
 		tc = &trackedClaim{}
 		t.claims[uid] = tc
 	}
-	t.apply(tc.pending, -1)
+	t.apply(uid, tc.pending, -1)
 	tc.pending = uses
-	t.apply(uses, +1)
+	t.apply(uid, uses, +1)
 	t.forgetIfEmpty(uid, tc)
 }
 
@@ -157,12 +195,14 @@ func (t *Tracker) forgetIfEmpty(uid types.UID, tc *trackedClaim) {
 	}
 }
 
-// apply adds (sign +1) or removes (-1) uses; t.mu must be held.
-func (t *Tracker) apply(uses []deviceUse, sign int) {
+// apply adds (sign +1) or removes (-1) the uses of claim uid; t.mu must
+// be held.
+func (t *Tracker) apply(uid types.UID, uses []deviceUse, sign int) {
 	for _, u := range uses {
 		t.dirty.Insert(u.id)
 		if u.share == nil {
 			addCount(t.dedicated, u.id, sign)
+			t.hold(uid, u.id, sign)
 			continue
 		}
 		addCount(t.shares, *u.share, sign)
@@ -174,6 +214,29 @@ func (t *Tracker) apply(uses []deviceUse, sign int) {
 				t.capacity.Remove(*u.capacity)
 			}
 		}
+	}
+}
+
+// hold counts claim uid's use of a dedicated device and reports a second
+// claim holding it.
+func (t *Tracker) hold(uid types.UID, id structured.DeviceID, sign int) {
+	h := t.holders[id]
+	if h == nil {
+		if sign < 0 {
+			return
+		}
+		h = map[types.UID]int{}
+		t.holders[id] = h
+	}
+	if sign > 0 && h[uid] == 0 && len(h) > 0 && t.onConflict != nil {
+		for other := range h {
+			t.onConflict(Conflict{Device: id, Claims: [2]string{t.name(other), t.name(uid)}})
+			break
+		}
+	}
+	addCount(h, uid, sign)
+	if len(h) == 0 {
+		delete(t.holders, id)
 	}
 }
 

@@ -137,3 +137,61 @@ func TestTrackerStateMatchesARecomputation(t *testing.T) {
 		})
 	}
 }
+
+func TestTrackerReportsADeviceHeldByTwoClaims(t *testing.T) {
+	alloc := func(device string, admin bool) *resourceapi.AllocationResult {
+		r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: "d", Pool: "p", Device: device}
+		if admin {
+			r.AdminAccess = ptr.To(true)
+		}
+		return &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}}
+	}
+	claim := func(uid, name string, a *resourceapi.AllocationResult) *resourceapi.ResourceClaim {
+		return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: name, Namespace: "ns", ResourceVersion: "1"},
+			Status: resourceapi.ResourceClaimStatus{Allocation: a}}
+	}
+	for _, tc := range []struct {
+		name  string
+		steps func(tr *allocator.Tracker)
+		want  []string
+	}{
+		{"two claims allocated the same device are reported by name", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			tr.SetClaim(claim("b", "second", alloc("dev-0", false)))
+		}, []string{"d/p/dev-0: ns/first, ns/second"}},
+		{"an in-flight allocation of a held device is reported", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			tr.SetClaim(claim("b", "second", nil))
+			tr.SetPending("b", alloc("dev-0", false))
+		}, []string{"d/p/dev-0: ns/first, ns/second"}},
+		{"a claim's own in-flight and written allocation are not a conflict", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", nil))
+			tr.SetPending("a", alloc("dev-0", false))
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			tr.ClearPending("a")
+		}, nil},
+		{"admin access holds nothing", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			tr.SetClaim(claim("b", "admin", alloc("dev-0", true)))
+		}, nil},
+		{"a device released and then allocated again is no conflict", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			c := claim("a", "first", nil)
+			c.ResourceVersion = "2"
+			tr.SetClaim(c)
+			tr.SetClaim(claim("b", "second", alloc("dev-0", false)))
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := allocator.NewTracker(structured.Features{ConsumableCapacity: true})
+			var got []string
+			tr.OnConflict(func(c allocator.Conflict) {
+				got = append(got, fmt.Sprintf("%s: %s, %s", c.Device, c.Claims[0], c.Claims[1]))
+			})
+			tc.steps(tr)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("conflicts %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -226,6 +226,35 @@ func TestDRAAllocator(t *testing.T) {
 		e.waitForEvent("extended-2", "FailedScheduling", "are allocated")
 	})
 
+	t.Run("a device allocated to two claims by someone else raises a warning event on both claims", func(t *testing.T) {
+		e.t = t
+		for _, name := range []string{"dup-a", "dup-b"} {
+			e.create(objects.Claim(name, e.ns, objects.ClaimSpec("dev", "dup.example.com", 1)))
+			claim := e.claim(name)
+			claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
+				Results: []resourceapi.DeviceRequestAllocationResult{{Request: "dev", Driver: "dup.example.com", Pool: "node-2", Device: "dev-0"}},
+			}}
+			if _, err := e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(e.ctx, claim, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("allocate %s: %v", name, err)
+			}
+		}
+		for _, name := range []string{"dup-a", "dup-b"} {
+			e.waitFor("a DeviceAllocatedTwice event on claim "+name, func() (bool, string) {
+				list, err := e.client.EventsV1().Events(e.ns).List(e.ctx, metav1.ListOptions{})
+				if err != nil {
+					return false, err.Error()
+				}
+				for _, ev := range list.Items {
+					if ev.Regarding.Kind == "ResourceClaim" && ev.Regarding.Name == name && ev.Reason == "DeviceAllocatedTwice" &&
+						ev.Type == v1.EventTypeWarning && strings.Contains(ev.Note, "dup.example.com/node-2/dev-0") {
+						return true, ""
+					}
+				}
+				return false, fmt.Sprintf("%d events, none about %s", len(list.Items), name)
+			})
+		}
+	})
+
 	t.Run("200 pods competing for 100 devices: each device allocated once, the rest pending with the reason", func(t *testing.T) {
 		e.t = t
 		const driver, pods = "burst.example.com", 200

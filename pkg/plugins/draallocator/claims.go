@@ -2,12 +2,18 @@ package draallocator
 
 import (
 	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // watchClaims feeds the tracker from the scheduler's ResourceClaim
@@ -51,4 +57,20 @@ func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, 
 		return fmt.Errorf("watch resource claims: %w", err)
 	}
 	return nil
+}
+
+// reportDoubleAllocation raises a warning event on both claims of a
+// device that two claims hold, and counts it. Two schedulers allocating
+// from the same pools cause this; the plugin itself never does.
+func reportDoubleAllocation(recorder events.EventRecorder, c allocator.Conflict) {
+	metrics.DoubleAllocations.Inc()
+	for i, ref := range c.Claims {
+		namespace, name, ok := strings.Cut(ref, "/")
+		if !ok {
+			continue
+		}
+		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+		recorder.Eventf(claim, nil, v1.EventTypeWarning, "DeviceAllocatedTwice", "Allocation",
+			"device %s is also allocated to claim %s: two schedulers may be allocating from the same device pools", c.Device, c.Claims[1-i])
+	}
 }

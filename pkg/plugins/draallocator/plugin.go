@@ -99,6 +99,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		requeue:    newRequeuer(h, klog.FromContext(ctx)),
 	}
 	pl.inv.changed = pl.requeue.changed
+	if recorder := h.EventRecorder(); recorder != nil {
+		pl.allocated.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
+	}
 	if err := watchClaims(h.SharedInformerFactory(), pl.allocated, pl.requeue.changed); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}

@@ -69,6 +69,14 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	// DoubleAllocations counts dedicated devices found held by two claims.
+	DoubleAllocations = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "double_allocations_total",
+		Help:           "Dedicated devices found allocated to two claims at once (by any scheduler); each also raises a warning event on both claims.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
 	// PreBindConflicts counts ResourceClaim status writes that hit a
 	// conflict and were retried.
 	PreBindConflicts = metrics.NewCounter(&metrics.CounterOpts{
@@ -86,7 +94,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
-			Inventory, ClaimsAllocated, ClaimsDeallocated, PreBindConflicts)
+			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts)
 	})
 }
 
