@@ -42,10 +42,12 @@ test: build $(BIN)/etcd
 $(BIN)/etcd: go.mod go.sum
 	$(GO) build -o $@ go.etcd.io/etcd/server/v3
 
-## test-perf-smoke: upstream's smallest DRA scheduler_perf workloads (names
-## matching PERF_SMOKE_RUN: the "fast" ones) with the in-tree plugin and with
-## DRAAllocator, plus test/perf's own unit tests.
-PERF_SMOKE_RUN ?= Test.*/.*/.*/.*/fast
+## test-perf-smoke: upstream's smallest DRA scheduler_perf workloads (the
+## "fast" ones of the main dra file and of extendedresource; every topic's:
+## PERF_SMOKE_RUN='Test.*/.*/.*/.*/fast') with the in-tree plugin and with
+## DRAAllocator, plus test/perf's own unit tests. Kept small: every workload
+## starts its own etcd and kube-apiserver.
+PERF_SMOKE_RUN ?= Test.*/^(dra|dra_extendedresource)$$/.*/.*/fast
 test-perf-smoke: $(BIN)/etcd
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(PERF_SMOKE_RUN)' ./test/perf
 
