@@ -45,9 +45,22 @@ type Explanation struct {
 	// Constraint names the attribute constraint, as "matchAttribute <name>"
 	// or "distinctAttribute <name>".
 	Constraint string
+	// UnusablePools lists the node's pools the allocator had to skip, with
+	// why ("<driver>/<pool> is incomplete" while a driver publishes its
+	// slices, or invalid with the reason): their devices were not
+	// considered, which may be the real cause.
+	UnusablePools []string
 }
 
 func (e Explanation) String() string {
+	s := e.finding()
+	if len(e.UnusablePools) > 0 {
+		s += "; unusable pools: " + strings.Join(e.UnusablePools, ", ")
+	}
+	return s
+}
+
+func (e Explanation) finding() string {
 	switch e.Kind {
 	case NoMatchingDevice:
 		what := "class " + e.Class
@@ -83,6 +96,22 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 	if err := c.prepare(p); err != nil {
 		return Explanation{}
 	}
+	e := c.explain(ctx, node, view)
+	for _, pool := range view.Pools {
+		switch {
+		case pool.Invalid:
+			e.UnusablePools = append(e.UnusablePools, fmt.Sprintf("%s is invalid (%s)", pool.ID, pool.InvalidReason))
+		case pool.Incomplete:
+			e.UnusablePools = append(e.UnusablePools, fmt.Sprintf("%s is incomplete (not all of its slices are published)", pool.ID))
+		}
+	}
+	return e
+}
+
+// explain finds the most specific reason, request by request, then claim
+// constraints.
+func (c *call) explain(ctx context.Context, node *v1.Node, view *inventory.NodeView) Explanation {
+	a := c.a
 	for _, cs := range c.claimStates {
 		for _, alts := range cs.requests {
 			// A firstAvailable request is blocked only if every alternative

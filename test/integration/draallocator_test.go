@@ -11,6 +11,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
@@ -54,6 +55,32 @@ func TestDRAAllocator(t *testing.T) {
 		}
 		if !hasFinalizer(claim) {
 			t.Errorf("allocated claim lacks the %s finalizer: %v", resourceapi.Finalizer, claim.Finalizers)
+		}
+	})
+
+	t.Run("a claim already reserved for 256 consumers takes no more: the API server refuses the 257th, the pod stays unbound", func(t *testing.T) {
+		e.t = t
+		const driver = "full.example.com"
+		e.create(objects.DeviceClass(driver, driver),
+			objects.MakeSlice("full-node-4", driver, "node-4").Device("dev-0", nil).Obj(),
+			objects.Claim("crowded", e.ns, objects.ClaimSpec("dev", driver, 1)))
+		claim := e.claim("crowded")
+		claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
+			Results: []resourceapi.DeviceRequestAllocationResult{{Request: "dev", Driver: driver, Pool: "node-4", Device: "dev-0"}},
+		}, AllocationTimestamp: ptr.To(metav1.Now())}
+		for i := range resourceapi.ResourceClaimReservedForMaxSize {
+			claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{
+				Resource: "pods", Name: fmt.Sprintf("other-%d", i), UID: types.UID(fmt.Sprintf("other-%d", i))})
+		}
+		if _, err := e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(e.ctx, claim, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("reserve the claim for %d consumers: %v", resourceapi.ResourceClaimReservedForMaxSize, err)
+		}
+		e.create(objects.MakePod("latecomer", e.ns).Scheduler(schedulerapp.Name).Claim("dev", "crowded").Obj())
+		// Like the in-tree plugin (resourceclaim.CanBeReserved allows any
+		// number), the limit is the API server's: PreBind's write fails.
+		e.waitForEvent("latecomer", "FailedScheduling", "must have at most 256 items")
+		if pod := e.pod("latecomer"); pod.Spec.NodeName != "" {
+			t.Errorf("pod bound to %s although its claim has no room for another consumer", pod.Spec.NodeName)
 		}
 	})
 

@@ -149,7 +149,11 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 			if claim.Status.Allocation == nil {
 				return fmt.Errorf("claim %s got deallocated elsewhere in the meantime", klog.KObj(claim))
 			}
-			if claim.Status.Allocation.AllocationTimestamp == nil {
+			// Only an allocation being written gets its timestamp: an
+			// existing one is immutable, and stamping it would make the API
+			// server refuse the reservation (the in-tree plugin does that,
+			// so it cannot reserve a claim someone allocated without one).
+			if allocation != nil && claim.Status.Allocation.AllocationTimestamp == nil {
 				claim.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: time.Now()}
 			}
 		}
