@@ -118,7 +118,9 @@ func (cp *ControlPlane) Stop() {
 }
 
 // WriteKubeconfig writes config as a kubeconfig file: server, CA data, TLS
-// server name and bearer token or client certificate.
+// server name, bearer token or client certificate, and the user and groups
+// it impersonates (so that a component can run as a ServiceAccount with the
+// admin's credentials, and RBAC judges the ServiceAccount).
 func WriteKubeconfig(config *restclient.Config, path string) error {
 	if config.BearerTokenFile != "" || config.TLSClientConfig.CAFile != "" {
 		return errors.New("write kubeconfig: file references are not supported, only inline credentials")
@@ -133,6 +135,8 @@ func WriteKubeconfig(config *restclient.Config, path string) error {
 		Token:                 config.BearerToken,
 		ClientCertificateData: config.TLSClientConfig.CertData,
 		ClientKeyData:         config.TLSClientConfig.KeyData,
+		Impersonate:           config.Impersonate.UserName,
+		ImpersonateGroups:     config.Impersonate.Groups,
 	}
 	kc.Contexts["dra-scheduler"] = &clientcmdapi.Context{Cluster: "dra-scheduler", AuthInfo: "admin"}
 	kc.CurrentContext = "dra-scheduler"

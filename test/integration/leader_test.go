@@ -52,10 +52,11 @@ type replica struct {
 }
 
 // startReplica runs dra-scheduler as a separate process: a killed replica
-// dies like a crashed pod, with no chance to clean up.
-func startReplica(t *testing.T, name, configPath string) *replica {
+// dies like a crashed pod, with no chance to clean up. flags come after the
+// defaults (no secure port, -v=2), so they win.
+func startReplica(t *testing.T, name, configPath string, flags ...string) *replica {
 	t.Helper()
-	args, err := json.Marshal([]string{"--config=" + configPath, "--secure-port=0", "-v=2"})
+	args, err := json.Marshal(append([]string{"--config=" + configPath, "--secure-port=0", "-v=2"}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,136 @@
+package manifests
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed *.yaml examples/*.yaml
+var files embed.FS
+
+// Install directories.
+const (
+	// InstallDir holds the manifests that install dra-scheduler.
+	InstallDir = "."
+	// ExamplesDir holds the example DeviceClasses, claims and pods.
+	ExamplesDir = "examples"
+)
+
+// File is one manifest file and the objects in it, in file order.
+type File struct {
+	// Path relative to the manifests directory.
+	Path    string
+	Objects []*unstructured.Unstructured
+}
+
+// Load returns the files dir's kustomization.yaml lists as resources, in
+// that order, each decoded into its objects.
+func Load(dir string) ([]File, error) {
+	names, err := Resources(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, 0, len(names))
+	for _, name := range names {
+		p := path.Join(dir, name)
+		data, err := files.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s listed in %s/kustomization.yaml: %w", p, dir, err)
+		}
+		objs, err := Decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("manifest %s: %w", p, err)
+		}
+		out = append(out, File{Path: p, Objects: objs})
+	}
+	return out, nil
+}
+
+// Resources returns the resources dir's kustomization.yaml lists.
+func Resources(dir string) ([]string, error) {
+	p := path.Join(dir, "kustomization.yaml")
+	data, err := files.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	// Other kustomize fields are allowed; only resources matters here.
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return k.Resources, nil
+}
+
+// ReadFile returns one embedded file, by its path relative to the
+// manifests directory.
+func ReadFile(p string) ([]byte, error) { return files.ReadFile(p) }
+
+// Decode splits multi-document YAML into objects, skipping empty documents.
+// Every object must name its apiVersion and kind.
+func Decode(data []byte) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for i := 0; ; i++ {
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetAPIVersion() == "" || u.GetKind() == "" {
+			return nil, fmt.Errorf("document %d (%q): apiVersion and kind are required", i, u.GetName())
+		}
+		out = append(out, u)
+	}
+}
+
+// SchedulerConfig returns the KubeSchedulerConfiguration the installed
+// Deployment runs: the config.yaml key of the dra-scheduler-config
+// ConfigMap in configmap.yaml.
+func SchedulerConfig() ([]byte, error) {
+	data, err := files.ReadFile("configmap.yaml")
+	if err != nil {
+		return nil, err
+	}
+	objs, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("configmap.yaml: %w", err)
+	}
+	for _, o := range objs {
+		if o.GetKind() != "ConfigMap" || o.GetName() != ConfigMapName {
+			continue
+		}
+		cfg, found, err := unstructured.NestedString(o.Object, "data", ConfigKey)
+		if err != nil || !found {
+			return nil, fmt.Errorf("configmap.yaml: ConfigMap %s has no data.%s", ConfigMapName, ConfigKey)
+		}
+		return []byte(cfg), nil
+	}
+	return nil, fmt.Errorf("configmap.yaml: no ConfigMap %s", ConfigMapName)
+}
+
+// Names the manifests use and tests refer to.
+const (
+	Namespace      = "dra-scheduler"
+	ServiceAccount = "dra-scheduler"
+	ConfigMapName  = "dra-scheduler-config"
+	ConfigKey      = "config.yaml"
+	// EnforceLabel on a namespace makes admission.yaml require
+	// schedulerName: dra-scheduler for pods with resourceClaims there.
+	EnforceLabel = "dra-scheduler.io/enforce"
+)

@@ -1,0 +1,250 @@
+package manifests_test
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/dra-scheduler/dra-scheduler/manifests"
+)
+
+const schedulerName = "dra-scheduler"
+
+func TestKustomizationsListEveryManifestOfTheirDirectory(t *testing.T) {
+	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir} {
+		t.Run(dir, func(t *testing.T) {
+			listed, err := manifests.Resources(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			onDisk, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, p := range onDisk {
+				if name := filepath.Base(p); name != "kustomization.yaml" {
+					want = append(want, name)
+				}
+			}
+			got := slices.Sorted(slices.Values(listed))
+			if !slices.Equal(got, want) {
+				t.Errorf("%s/kustomization.yaml lists %v, the directory has %v", dir, got, want)
+			}
+		})
+	}
+}
+
+func TestEveryObjectDecodesStrictlyIntoItsAPIType(t *testing.T) {
+	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir} {
+		files, err := manifests.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if len(f.Objects) == 0 {
+				t.Errorf("%s holds no object", f.Path)
+			}
+			for _, o := range f.Objects {
+				data, err := o.MarshalJSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := strict.Decode(data, nil, nil); err != nil {
+					t.Errorf("%s: %s %s: %v", f.Path, o.GetKind(), o.GetName(), err)
+				}
+			}
+		}
+	}
+}
+
+func TestTheConfigMapRunsTheShippedProfile(t *testing.T) {
+	cfg, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, err := os.ReadFile("config/dra-scheduler.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inCM, inFile map[string]any
+	if err := yaml.Unmarshal(cfg, &inCM); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(profile, &inFile); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(inCM["profiles"], inFile["profiles"]) {
+		t.Errorf("the ConfigMap's profiles differ from config/dra-scheduler.yaml's:\n%v\n%v", inCM["profiles"], inFile["profiles"])
+	}
+	if _, ok := inCM["clientConnection"]; ok {
+		t.Error("the ConfigMap sets clientConnection; in a pod the in-cluster config must be used")
+	}
+	le := leaderElection(t)
+	if !le.LeaderElect || le.ResourceName != schedulerName || le.ResourceNamespace != manifests.Namespace {
+		t.Errorf("leader election %+v, want on, Lease %s/%s", le, manifests.Namespace, schedulerName)
+	}
+}
+
+type leaderElectionConfig struct {
+	LeaderElect       bool   `json:"leaderElect"`
+	ResourceName      string `json:"resourceName"`
+	ResourceNamespace string `json:"resourceNamespace"`
+}
+
+func leaderElection(t *testing.T) leaderElectionConfig {
+	t.Helper()
+	cfg, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		LeaderElection leaderElectionConfig `json:"leaderElection"`
+	}
+	if err := yaml.Unmarshal(cfg, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.LeaderElection
+}
+
+func TestTheDeploymentIsHighlyAvailableProbedAndLockedDown(t *testing.T) {
+	var d appsv1.Deployment
+	typed(t, manifests.InstallDir, "Deployment", schedulerName, &d)
+	if d.Namespace != manifests.Namespace {
+		t.Errorf("namespace %q, want %q", d.Namespace, manifests.Namespace)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
+		t.Errorf("replicas %v, want 2", d.Spec.Replicas)
+	}
+	spec := d.Spec.Template.Spec
+	if spec.ServiceAccountName != manifests.ServiceAccount {
+		t.Errorf("serviceAccountName %q, want %q", spec.ServiceAccountName, manifests.ServiceAccount)
+	}
+	if spec.SecurityContext == nil || spec.SecurityContext.RunAsNonRoot == nil || !*spec.SecurityContext.RunAsNonRoot {
+		t.Error("the pod does not require runAsNonRoot")
+	}
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("container security context %+v: want a read-only root filesystem and no privilege escalation", sc)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
+		t.Errorf("resource requests %v: want cpu and memory", c.Resources.Requests)
+	}
+	for name, probe := range map[string]*v1.Probe{"/healthz": c.LivenessProbe, "/readyz": c.ReadinessProbe} {
+		if probe == nil || probe.HTTPGet == nil {
+			t.Errorf("no HTTP probe of %s", name)
+			continue
+		}
+		g := probe.HTTPGet
+		if g.Path != name || g.Scheme != v1.URISchemeHTTPS || g.Port.IntValue() != 10259 {
+			t.Errorf("probe %s:%s%s, want HTTPS:10259%s (kube-scheduler's secure port)", g.Scheme, g.Port.String(), g.Path, name)
+		}
+	}
+
+	// --config points into the ConfigMap's volume.
+	var configPath string
+	for _, a := range c.Args {
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			configPath = v
+		}
+	}
+	var mountedFrom string
+	for _, m := range c.VolumeMounts {
+		if path.Join(m.MountPath, manifests.ConfigKey) != configPath {
+			continue
+		}
+		for _, v := range spec.Volumes {
+			if v.Name == m.Name && v.ConfigMap != nil {
+				mountedFrom = v.ConfigMap.Name
+			}
+		}
+	}
+	if mountedFrom != manifests.ConfigMapName {
+		t.Errorf("--config=%s is not the %s key of ConfigMap %s (mounted from %q)", configPath, manifests.ConfigKey, manifests.ConfigMapName, mountedFrom)
+	}
+}
+
+func TestTheLeaseTheSchedulerElectsOnIsTheOneItMayUpdate(t *testing.T) {
+	le := leaderElection(t)
+	var role rbacv1.Role
+	typed(t, manifests.InstallDir, "Role", "dra-scheduler-leader-election", &role)
+	if role.Namespace != le.ResourceNamespace {
+		t.Errorf("the Role is in %q, the Lease in %q", role.Namespace, le.ResourceNamespace)
+	}
+	var canUpdate bool
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "leases") && slices.Contains(r.Verbs, "update") {
+			canUpdate = slices.Equal(r.ResourceNames, []string{le.ResourceName})
+		}
+	}
+	if !canUpdate {
+		t.Errorf("the Role does not grant update on exactly the Lease %q: %+v", le.ResourceName, role.Rules)
+	}
+}
+
+func TestTheExamplesUseDRASchedulerInAGuardedNamespace(t *testing.T) {
+	files, err := manifests.Load(manifests.ExamplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pods int
+	for _, f := range files {
+		for _, o := range f.Objects {
+			switch o.GetKind() {
+			case "Namespace":
+				if o.GetLabels()[manifests.EnforceLabel] != "true" {
+					t.Errorf("namespace %s is not labelled %s=true", o.GetName(), manifests.EnforceLabel)
+				}
+			case "Pod":
+				pods++
+				name, _, _ := unstructured.NestedString(o.Object, "spec", "schedulerName")
+				if name != schedulerName {
+					t.Errorf("pod %s uses scheduler %q", o.GetName(), name)
+				}
+			}
+		}
+	}
+	if pods == 0 {
+		t.Error("the examples hold no pod")
+	}
+}
+
+// typed finds the object of that kind and name among dir's manifests and
+// converts it into into.
+func typed(t *testing.T, dir, kind, name string, into runtime.Object) {
+	t.Helper()
+	files, err := manifests.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		for _, o := range f.Objects {
+			if o.GetKind() == kind && o.GetName() == name {
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
+					t.Fatalf("%s: %s %s: %v", f.Path, kind, name, err)
+				}
+				return
+			}
+		}
+	}
+	t.Fatalf("no %s %s in %s", kind, name, dir)
+}
