@@ -86,6 +86,27 @@ run:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-demo ./cmd/dra-demo
 	$(BIN)/dra-demo $(RUN_FLAGS)
 
+## bench: bin/dra-bench, then every allocator scenario at BENCH_SIZES nodes,
+## ours vs upstream interleaved: table on stdout, JSON and an SVG chart in
+## BENCH_OUT (see cmd/dra-bench/README.md).
+BENCH_SIZES    ?= 100,1000
+BENCH_DURATION ?= 1s
+BENCH_OUT      ?= _output/bench
+BENCH_FLAGS    ?=
+.PHONY: bench
+bench:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-bench ./cmd/dra-bench
+	mkdir -p $(BENCH_OUT)
+	$(BIN)/dra-bench allocator --nodes $(BENCH_SIZES) --duration $(BENCH_DURATION) \
+	  --json-out $(BENCH_OUT)/allocator.json --chart $(BENCH_OUT)/allocator.svg $(BENCH_FLAGS) \
+	  | tee $(BENCH_OUT)/allocator.txt
+
+## image: the container image manifests/deployment.yaml runs (needs docker).
+IMAGE ?= ghcr.io/dra-scheduler/dra-scheduler:$(VERSION)
+.PHONY: image
+image:
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
 ## diff: the allocator's differential test against upstream over many more
 ## random cases than make test runs (DIFF_CASES from DIFF_SEED on).
 DIFF_CASES ?= 20000

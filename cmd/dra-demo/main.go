@@ -16,14 +16,17 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/yaml"
 
+	"github.com/dra-scheduler/dra-scheduler/manifests"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/kubeapply"
 	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 )
 
 func main() {
 	exit := flag.Bool("exit", false, "exit after the report instead of staying up until interrupted")
-	config := flag.String("config", "", "KubeSchedulerConfiguration file (default: a dra-scheduler profile; clientConnection.kubeconfig is filled in)")
+	config := flag.String("config", "", "KubeSchedulerConfiguration file (default: the one of manifests/configmap.yaml, leader election off; clientConnection.kubeconfig is filled in)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait for the sample pods to settle")
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -43,20 +46,19 @@ func main() {
 }
 
 func run(ctx context.Context, configFile string, timeout time.Duration, exit bool) error {
-	fmt.Println(version.String("dra-scheduler"))
+	out := os.Stdout
+	fmt.Fprintln(out, version.String("dra-scheduler"))
 	start := time.Now()
 	cp, err := controlplane.Start(ctx, controlplane.Options{})
 	if err != nil {
 		return err
 	}
 	defer cp.Stop()
-	fmt.Printf("control plane ready in %v (etcd, kube-apiserver, resourceclaim controller)\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "control plane ready in %v (etcd, kube-apiserver, resourceclaim controller)\n", time.Since(start).Round(time.Millisecond))
 
-	cfg := []byte(defaultSchedulerConfig)
-	if configFile != "" {
-		if cfg, err = os.ReadFile(configFile); err != nil {
-			return err
-		}
+	cfg, err := schedulerConfig(configFile)
+	if err != nil {
+		return err
 	}
 	path, err := cp.WriteSchedulerConfig("scheduler.yaml", cfg)
 	if err != nil {
@@ -65,18 +67,67 @@ func run(ctx context.Context, configFile string, timeout time.Duration, exit boo
 	if _, err := cp.StartScheduler(ctx, path); err != nil {
 		return err
 	}
-	fmt.Println("dra-scheduler running with", path)
+	fmt.Fprintln(out, "dra-scheduler running with", path)
 
-	if err := seed(ctx, cp.Client); err != nil {
+	cluster := demoCluster()
+	if err := seedCluster(ctx, cp.Client, cluster); err != nil {
 		return err
 	}
-	if err := report(ctx, cp.Client, timeout); err != nil {
+	devices := len(cluster.Devices())
+	fmt.Fprintf(out, "seeded %d nodes (16× 8×H100, 8× 8×H200, 16× 8×A100-40GB, 10× 8×H100 Dynamic MIG), %d ResourceSlices, %d devices\n",
+		len(cluster.Nodes), len(cluster.Slices), devices)
+
+	applier, err := kubeapply.New(cp.Config)
+	if err != nil {
 		return err
 	}
+	examples, err := applyShipped(ctx, applier)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "applied manifests/admission.yaml and manifests/examples (%d pods)\n", len(examples))
+	wls := workloads()
+	for _, w := range wls {
+		fmt.Fprintf(out, "  %-14s ×%-3d %s\n", w.prefix, w.pods, w.why)
+	}
+	sub, err := submit(ctx, cp.Client, wls)
+	if err != nil {
+		return err
+	}
+	pods, err := settle(ctx, cp.Client, timeout)
+	if err != nil {
+		return err
+	}
+	if err := placements(ctx, out, cp.Client, pods); err != nil {
+		return err
+	}
+	if err := latencySummary(out, sub, pods); err != nil {
+		return err
+	}
+	admissionDemo(ctx, out, cp.Client)
 	if exit {
 		return nil
 	}
-	fmt.Printf("\nThe cluster stays up until Ctrl-C. Explore it with:\n  export KUBECONFIG=%s\n  kubectl get pods,resourceclaims -A -o wide\n", cp.Kubeconfig)
+	fmt.Fprintf(out, "\nThe cluster stays up until Ctrl-C. Explore it with:\n  export KUBECONFIG=%s\n  kubectl get pods,resourceclaims -n %s -o wide\n", cp.Kubeconfig, namespace)
 	<-ctx.Done()
 	return nil
+}
+
+// schedulerConfig returns the configuration file's contents, or the one
+// the shipped ConfigMap holds with leader election off (one replica, in
+// this process).
+func schedulerConfig(file string) ([]byte, error) {
+	if file != "" {
+		return os.ReadFile(file)
+	}
+	raw, err := manifests.SchedulerConfig()
+	if err != nil {
+		return nil, err
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("the ConfigMap's scheduler configuration: %w", err)
+	}
+	cfg["leaderElection"] = map[string]any{"leaderElect": false}
+	return yaml.Marshal(cfg)
 }

@@ -3,150 +3,128 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
-	"strings"
-	"text/tabwriter"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
-const (
-	demoNamespace = "demo"
-	driver        = "gpu.example.com"
-)
+// namespace is the examples' namespace, guarded by the admission policy.
+const namespace = "gpu-workloads"
 
-// defaultSchedulerConfig is the profile the demo runs when -config is not
-// given.
-const defaultSchedulerConfig = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: dra-scheduler
-`
-
-// seed creates GPU nodes, a DeviceClass, claim templates and sample pods.
-func seed(ctx context.Context, client kubernetes.Interface) error {
-	var objs []any
-	objs = append(objs, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: demoNamespace}},
-		objects.DeviceClass("gpu.example.com", driver))
-	for _, n := range []struct {
-		name   string
-		gpus   int
-		memory string
-	}{{"gpu-80g-1", 8, "80Gi"}, {"gpu-80g-2", 8, "80Gi"}, {"gpu-40g-1", 8, "40Gi"}, {"cpu-1", 0, ""}} {
-		objs = append(objs, objects.MakeNode(n.name).Obj())
-		if n.gpus == 0 {
-			continue
-		}
-		slice := objects.MakeSlice(n.name+"-"+driver, driver, n.name)
-		for i := range n.gpus {
-			slice.Device(fmt.Sprintf("gpu-%d", i), map[string]string{"memory": n.memory})
-		}
-		objs = append(objs, slice.Obj())
-	}
-	mem := func(q string) string {
-		return fmt.Sprintf(`device.capacity["%s"].memory.compareTo(quantity("%s")) >= 0`, driver, q)
-	}
-	objs = append(objs,
-		objects.ClaimTemplate("one-gpu", demoNamespace, "gpu", "gpu.example.com", 1),
-		objects.ClaimTemplate("one-80gi-gpu", demoNamespace, "gpu", "gpu.example.com", 1, mem("80Gi")),
-		objects.ClaimTemplate("four-80gi-gpus", demoNamespace, "gpus", "gpu.example.com", 4, mem("80Gi")),
-		objects.ClaimTemplate("one-200gi-gpu", demoNamespace, "gpu", "gpu.example.com", 1, mem("200Gi")),
-	)
-	for i := range 4 {
-		objs = append(objs, pod(fmt.Sprintf("inference-%d", i), "one-gpu"))
-	}
-	for i := range 3 {
-		objs = append(objs, pod(fmt.Sprintf("trainer-%d", i), "four-80gi-gpus"))
-	}
-	objs = append(objs, pod("finetune-0", "one-80gi-gpu"), pod("too-big-0", "one-200gi-gpu"))
-	for _, obj := range objs {
-		if err := objects.Create(ctx, client, obj); err != nil {
-			return fmt.Errorf("seed: %w", err)
-		}
-	}
-	return nil
+// workload is a group of identical pods, each with a claim from template.
+type workload struct {
+	prefix   string
+	pods     int
+	template *resourceapi.ResourceClaimTemplate
+	why      string
 }
 
-func pod(name, template string) *v1.Pod {
-	return objects.MakePod(name, demoNamespace).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", template).Obj()
+// workloads are the demo's own jobs beside the examples: whole-node
+// training, PCIe-local pairs, A100 quads, MIG inference, and two that
+// cannot run (to show the explanations).
+func workloads() []workload {
+	tmpl := func(name string, claim *resourceapi.ResourceClaim) *resourceapi.ResourceClaimTemplate {
+		return &resourceapi.ResourceClaimTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+			Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: claim.Spec},
+		}
+	}
+	return []workload{
+		{"train-h100x8", 12, tmpl("h100-x8", inventorygen.ExactClaim("c", inventorygen.ClassNvidiaGPU, 8, inventorygen.ProductSelector("h100"))), "8 H100s on one node"},
+		{"llm-80gi", 10, objects.ClaimTemplate("llm-80gi", namespace, "gpu", inventorygen.ClassNvidiaGPU, 1, inventorygen.GPUMemorySelector("80Gi")), "one GPU with ≥80Gi (H200)"},
+		{"finetune-pair", 20, tmpl("pcie-pair", inventorygen.GPUsOnSamePCIeRootClaim("c", 2)), "2 GPUs on one PCIe root"},
+		{"a100x4", 16, tmpl("a100-x4", inventorygen.ExactClaim("c", inventorygen.ClassNvidiaGPU, 4, inventorygen.ProductSelector("a100"))), "4 A100s"},
+		{"infer-mig", 40, tmpl("mig-1g10gb-demo", inventorygen.MIGProfileClaim("c", "1g.10gb")), "one 1g.10gb MIG slice"},
+		{"too-big", 1, tmpl("gpu-x9", inventorygen.ExactClaim("c", inventorygen.ClassNvidiaGPU, 9)), "9 GPUs: no node has them"},
+		{"no-class", 1, objects.ClaimTemplate("tpu", namespace, "tpu", "tpu.example.com", 1), "a DeviceClass nobody installed"},
+	}
 }
 
-// report waits until every demo pod is bound or has been found
-// unschedulable, then prints where each landed with which devices and why
-// the others wait.
-func report(ctx context.Context, client kubernetes.Interface, timeout time.Duration) error {
-	var pods []v1.Pod
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		list, err := client.CoreV1().Pods(demoNamespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
+// submission records when each pod was created and when it was seen bound.
+type submission struct {
+	mu      sync.Mutex
+	created map[string]time.Time
+	bound   map[string]time.Time
+	first   time.Time
+}
+
+// submit creates the workloads' templates, starts watching the namespace,
+// then creates every pod as fast as the API server takes them, recording
+// times. The examples' pods, created before, are not measured.
+func submit(ctx context.Context, client kubernetes.Interface, wls []workload) (*submission, error) {
+	for _, w := range wls {
+		if err := objects.Create(ctx, client, w.template); err != nil {
+			return nil, err
 		}
-		pods = list.Items
-		for _, p := range pods {
-			if p.Spec.NodeName == "" && !unschedulable(&p) {
-				return false, nil
+	}
+	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	watcher, err := client.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	s := &submission{created: map[string]time.Time{}, bound: map[string]time.Time{}, first: time.Now()}
+	go s.observe(watcher)
+	for _, w := range wls {
+		for i := range w.pods {
+			name := fmt.Sprintf("%s-%d", w.prefix, i)
+			pod := objects.MakePod(name, namespace).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", w.template.Name).Obj()
+			s.mu.Lock()
+			s.created[name] = time.Now()
+			s.mu.Unlock()
+			if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				watcher.Stop()
+				return nil, fmt.Errorf("create pod %s/%s: %w", namespace, name, err)
 			}
 		}
-		return true, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for the demo pods to settle: %w", err)
 	}
-	claims, err := client.ResourceV1().ResourceClaims(demoNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	devicesOf := map[string]string{} // pod name -> devices
-	for _, c := range claims.Items {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		var devs []string
-		for _, r := range c.Status.Allocation.Devices.Results {
-			devs = append(devs, r.Pool+"/"+r.Device)
-		}
-		for _, ref := range c.Status.ReservedFor {
-			devicesOf[ref.Name] = strings.Join(devs, ",")
-		}
-	}
-	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
-	w := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "\nPOD\tNODE\tDEVICES / WHY PENDING")
-	for _, p := range pods {
-		if p.Spec.NodeName != "" {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, p.Spec.NodeName, devicesOf[p.Name])
-			continue
-		}
-		fmt.Fprintf(w, "%s\t<pending>\t%s\n", p.Name, pendingReason(&p))
-	}
-	return w.Flush()
+	return s, nil
 }
 
-func unschedulable(p *v1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable {
-			return true
+func (s *submission) observe(w watch.Interface) {
+	for ev := range w.ResultChan() {
+		p, ok := ev.Object.(*v1.Pod)
+		if !ok || p.Spec.NodeName == "" {
+			continue
 		}
+		s.mu.Lock()
+		if _, seen := s.bound[p.Name]; !seen {
+			s.bound[p.Name] = time.Now()
+		}
+		s.mu.Unlock()
 	}
-	return false
 }
 
-func pendingReason(p *v1.Pod) string {
-	for _, c := range p.Status.Conditions {
-		if c.Type == v1.PodScheduled {
-			return c.Message
+// latencies returns, for the measured pods seen bound, the time from
+// creation to binding, and the span from the first creation to the last
+// binding.
+func (s *submission) latencies() (lat []time.Duration, span time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var last time.Time
+	for name, c := range s.created {
+		b, ok := s.bound[name]
+		if !ok {
+			continue
+		}
+		lat = append(lat, b.Sub(c))
+		if b.After(last) {
+			last = b
 		}
 	}
-	return "not yet considered"
+	if !last.IsZero() {
+		span = last.Sub(s.first)
+	}
+	return lat, span
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,22 +16,19 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/pkg/kubeapply"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -73,7 +69,7 @@ func TestInstallManifests(t *testing.T) {
 			}
 		}
 	}
-	if w := admin.takeWarnings(); len(w) > 0 {
+	if w := admin.TakeWarnings(); len(w) > 0 {
 		t.Errorf("applying manifests/ gave warnings: %q", w)
 	}
 
@@ -356,61 +352,24 @@ func checkAdmissionPolicy(t *testing.T, e *env) {
 	}
 }
 
-// applier applies unstructured objects server-side, as kubectl apply
-// --server-side does, and records the API server's warnings.
+// applier applies objects as an admin, failing the test on error.
 type applier struct {
-	t      *testing.T
-	client *dynamic.DynamicClient
-	mapper meta.RESTMapper
-
-	mu       sync.Mutex
-	warnings []string
+	t *testing.T
+	*kubeapply.Applier
 }
 
 func newApplier(t *testing.T, config *restclient.Config) *applier {
-	a := &applier{t: t}
-	config = restclient.CopyConfig(config)
-	config.WarningHandler = a
-	var err error
-	if a.client, err = dynamic.NewForConfig(config); err != nil {
-		t.Fatal(err)
-	}
-	clientset, err := kubernetes.NewForConfig(config)
+	a, err := kubeapply.New(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientset.Discovery()))
-	return a
+	return &applier{t: t, Applier: a}
 }
 
-// HandleWarningHeader implements restclient.WarningHandler.
-func (a *applier) HandleWarningHeader(_ int, _ string, text string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.warnings = append(a.warnings, text)
-}
-
-func (a *applier) takeWarnings() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	w := a.warnings
-	a.warnings = nil
-	return w
-}
-
-// apply applies obj (from file) and fails the test on error.
+// apply applies obj, read from file.
 func (a *applier) apply(file string, obj *unstructured.Unstructured) {
 	a.t.Helper()
-	gvk := obj.GroupVersionKind()
-	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		a.t.Fatalf("%s: %s %s: %v", file, gvk.Kind, obj.GetName(), err)
-	}
-	var ri dynamic.ResourceInterface = a.client.Resource(mapping.Resource)
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		ri = a.client.Resource(mapping.Resource).Namespace(obj.GetNamespace())
-	}
-	if _, err := ri.Apply(context.Background(), obj.GetName(), obj, metav1.ApplyOptions{FieldManager: "kubectl", Force: true}); err != nil {
-		a.t.Fatalf("apply %s: %s %s: %v", file, gvk.Kind, obj.GetName(), err)
+	if _, err := a.Apply(context.Background(), obj); err != nil {
+		a.t.Fatalf("%s: %v", file, err)
 	}
 }

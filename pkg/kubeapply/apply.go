@@ -1,0 +1,90 @@
+package kubeapply
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// FieldManager is the field manager of every apply, kubectl's.
+const FieldManager = "kubectl"
+
+// Applier applies objects server-side. It is safe for concurrent use.
+type Applier struct {
+	client *dynamic.DynamicClient
+	mapper meta.ResettableRESTMapper
+
+	mu       sync.Mutex
+	warnings []string
+}
+
+// New returns an Applier using config (copied; its WarningHandler is
+// replaced by the Applier's).
+func New(config *restclient.Config) (*Applier, error) {
+	a := &Applier{}
+	config = restclient.CopyConfig(config)
+	config.WarningHandler = a
+	var err error
+	if a.client, err = dynamic.NewForConfig(config); err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	clientset, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("clientset: %w", err)
+	}
+	a.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(clientset.Discovery()))
+	return a, nil
+}
+
+// HandleWarningHeader implements restclient.WarningHandler.
+func (a *Applier) HandleWarningHeader(_ int, _ string, text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.warnings = append(a.warnings, text)
+}
+
+// TakeWarnings returns the warnings received since the last call.
+func (a *Applier) TakeWarnings() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	w := a.warnings
+	a.warnings = nil
+	return w
+}
+
+// Apply applies obj and returns the object the API server stored. Errors
+// name the kind, namespace and name.
+func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	gvk := obj.GroupVersionKind()
+	what := gvk.Kind + " " + obj.GetName()
+	if ns := obj.GetNamespace(); ns != "" {
+		what = gvk.Kind + " " + ns + "/" + obj.GetName()
+	}
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		// A kind served since the mapper's discovery (a new CRD, say).
+		a.mapper.Reset()
+		mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", what, err)
+	}
+	var ri dynamic.ResourceInterface = a.client.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		ri = a.client.Resource(mapping.Resource).Namespace(obj.GetNamespace())
+	}
+	out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", what, err)
+	}
+	return out, nil
+}
