@@ -155,7 +155,12 @@ func writeConfigMapConfig(t *testing.T, cp *controlplane.ControlPlane, kubeconfi
 	if err := yaml.Unmarshal(raw, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
+	conn, _ := cfg["clientConnection"].(map[string]any)
+	if conn == nil {
+		conn = map[string]any{}
+	}
+	conn["kubeconfig"] = kubeconfig
+	cfg["clientConnection"] = conn
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
