@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
-	"github.com/dra-scheduler/dra-scheduler/pkg/benchchart"
 	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 )
 
@@ -157,21 +155,10 @@ func (f *allocatorFlags) jobs() ([]allocbench.Job, error) {
 	return []allocbench.Job{job}, nil
 }
 
-// write prints the report on stdout and writes the chart.
+// write prints the report on stdout and writes the JSON file and chart.
 func (f *allocatorFlags) write(report *allocbench.Report, stdout, stderr io.Writer) error {
-	var err error
-	if f.format == "json" {
-		err = report.WriteJSON(stdout)
-	} else {
-		err = report.WriteTable(stdout)
-	}
-	if err != nil {
+	if err := writeReport(report, f.format, f.jsonOut, stdout); err != nil {
 		return err
-	}
-	if f.jsonOut != "" {
-		if err := writeFile(f.jsonOut, report.WriteJSON); err != nil {
-			return fmt.Errorf("--json-out: %w", err)
-		}
 	}
 	if f.chart == "" {
 		return nil
@@ -184,29 +171,7 @@ func (f *allocatorFlags) write(report *allocbench.Report, stdout, stderr io.Writ
 	if len(fig.Panels) == 0 {
 		return fmt.Errorf("--chart: no results at occupancy %q to draw", occ)
 	}
-	if err := writeFile(f.chart, func(w io.Writer) error { return benchchart.WriteSVG(w, fig) }); err != nil {
-		return fmt.Errorf("--chart: %w", err)
-	}
-	if !f.quiet {
-		fmt.Fprintf(stderr, "dra-bench: wrote %s\n", f.chart)
-	}
-	return nil
-}
-
-// writeFile creates path (and its directory) and writes it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(out); err != nil {
-		_ = out.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Close()
+	return writeChart(f.chart, fig, f.quiet, stderr)
 }
 
 func listScenarios(w io.Writer) error {

@@ -1,7 +1,7 @@
 // Command dra-bench benchmarks dra-scheduler against upstream Kubernetes.
 //
 // Each subcommand lives in its own file and is listed in commands(): adding
-// one (e.g. "scheduler") is that file plus one line there.
+// one is that file plus one line there.
 package main
 
 import (
@@ -35,6 +35,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		allocatorCommand(),
+		schedulerCommand(),
 	}
 }
 

@@ -1,6 +1,10 @@
 package schedulerapp
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
@@ -23,4 +27,23 @@ func NewCommand() *cobra.Command {
 	cmd := app.NewSchedulerCommand(RegistryOptions()...)
 	cmd.Use = Name
 	return cmd
+}
+
+// RunJSONArgs runs dra-scheduler's command with a JSON-encoded argument
+// list and returns its exit code. Tests and dra-bench re-execute their own
+// binary this way to run a scheduler as a separate process (its peak RSS
+// measurable, and kube-scheduler's os.Exit on stop confined to it).
+func RunJSONArgs(encoded string) int {
+	var args []string
+	if err := json.Unmarshal([]byte(encoded), &args); err != nil {
+		fmt.Fprintf(os.Stderr, "dra-scheduler arguments %q: %v\n", encoded, err)
+		return 2
+	}
+	cmd := NewCommand()
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }

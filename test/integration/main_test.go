@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,7 +19,7 @@ const replicaArgsEnv = "DRA_TEST_SCHEDULER_ARGS"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(replicaArgsEnv); args != "" {
-		os.Exit(runReplica(args))
+		os.Exit(schedulerapp.RunJSONArgs(args))
 	}
 	fs := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(fs)
@@ -40,20 +39,4 @@ func TestMain(m *testing.M) {
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(out)
 	os.Exit(m.Run())
-}
-
-// runReplica runs dra-scheduler's command in this process.
-func runReplica(encoded string) int {
-	var args []string
-	if err := json.Unmarshal([]byte(encoded), &args); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", replicaArgsEnv, err)
-		return 2
-	}
-	cmd := schedulerapp.NewCommand()
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/klog/v2"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedbench"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/pkg/version"
+)
+
+// exitDoubleAllocation is the exit code when a device was allocated to two
+// claims: the scheduler under test is broken, whatever its speed.
+const exitDoubleAllocation = 3
+
+func schedulerCommand() command {
+	return command{
+		name:    "scheduler",
+		summary: "end-to-end pods/s and creation→bound latency on a real API server: ours vs in-tree vs no claims",
+		run:     runScheduler,
+	}
+}
+
+// schedulerFlags are the scheduler subcommand's settings.
+type schedulerFlags struct {
+	nodes, configs, shape, claims string
+	format, jsonOut, chart        string
+	logDir                        string
+	qps                           float64
+	burst                         int
+	keepLogs, quiet               bool
+	verbosity                     int
+	opts                          schedbench.Options
+}
+
+func (f *schedulerFlags) register(fs *flag.FlagSet) {
+	d := schedbench.DefaultOptions()
+	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
+	fs.StringVar(&f.configs, "configs", "ours,in-tree,no-claims", "comma-separated configurations to measure at every size, in this order")
+	fs.StringVar(&f.shape, "shape", d.Shape.Name, "inventory shape: schedperf (10 devices per node) or h100 (8 GPUs per node)")
+	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
+	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
+	fs.IntVar(&f.opts.Warmup, "warmup", 0, "pods scheduled (and waited for) before the measured ones, not measured")
+	fs.Float64Var(&f.qps, "qps", float64(d.QPS), "the scheduler's clientConnection.qps (high, so that the client rate limiter is not what is measured)")
+	fs.IntVar(&f.burst, "burst", int(d.Burst), "the scheduler's clientConnection.burst")
+	fs.IntVar(&f.opts.Writers, "writers", d.Writers, "concurrent clients creating nodes, slices, claims and pods")
+	fs.DurationVar(&f.opts.Timeout, "timeout", d.Timeout, "how long to wait for the measured pods of one run")
+	fs.DurationVar(&f.opts.Stall, "stall", d.Stall, "give a run up when no pod is bound for this long")
+	fs.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", "measure on the cluster of this kubeconfig instead of an in-process control plane (see README: no other scheduler may allocate the same pools)")
+	fs.StringVar(&f.opts.Namespace, "namespace", d.Namespace, "with --kubeconfig: prefix of the namespaces created (and deleted) for the pods, one per configuration")
+	fs.BoolVar(&f.opts.CreateInventory, "create-inventory", false, "with --kubeconfig: create (and delete) the shape's Nodes, ResourceSlices and DeviceClasses per run")
+	fs.StringVar(&f.format, "format", "table", "output on stdout: table or json")
+	fs.StringVar(&f.jsonOut, "json-out", "", "also write the JSON report to this file (whatever --format prints)")
+	fs.StringVar(&f.chart, "chart", "", "also write an SVG chart of throughput and latency against cluster size to this file")
+	fs.StringVar(&f.logDir, "log-dir", "", "directory for the scheduler logs and configurations and the control plane's log (default: a temporary directory, removed after a successful run)")
+	fs.BoolVar(&f.keepLogs, "keep-logs", false, "keep the temporary log directory after a successful run")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fs.IntVar(&f.verbosity, "v", 0, "log verbosity of the in-process control plane (in the log directory)")
+}
+
+func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	// The scheduler child of a run (see schedbench.ChildEnv).
+	if encoded := os.Getenv(schedbench.ChildEnv); encoded != "" {
+		if code := schedulerapp.RunJSONArgs(encoded); code != 0 {
+			return exitError{code: code, err: errors.New("dra-scheduler failed")}
+		}
+		return nil
+	}
+	f := &schedulerFlags{opts: schedbench.DefaultOptions()}
+	fs := flag.NewFlagSet("dra-bench scheduler", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.Usage = func() { schedulerUsage(fs) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	if err := f.complete(); err != nil {
+		return usageError{err}
+	}
+	if !f.quiet {
+		f.opts.Progress = stderr
+	}
+
+	logDir, removeLogs, err := f.makeLogDir()
+	if err != nil {
+		return err
+	}
+	f.opts.LogDir = logDir
+	logFile, err := os.Create(filepath.Join(logDir, "controlplane.log"))
+	if err != nil {
+		return fmt.Errorf("create control plane log: %w", err)
+	}
+	defer logFile.Close()
+	ctx = routeKlog(ctx, logFile, f.verbosity)
+	if !f.quiet {
+		fmt.Fprintf(stderr, "dra-bench: logs in %s\n", logDir)
+	}
+
+	report, runErr := schedbench.Run(ctx, f.opts)
+	if report == nil {
+		return usageError{runErr}
+	}
+	report.Version = version.Version()
+	if err := f.write(report, stdout, stderr); err != nil {
+		return err
+	}
+	failed, doubled := 0, 0
+	for _, r := range report.Results {
+		if r.Failed() {
+			failed++
+		}
+		doubled += r.DuplicateDevices
+	}
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("stopped early (results above are partial; logs in %s): %w", logDir, runErr)
+	case doubled > 0:
+		return exitError{code: exitDoubleAllocation, err: fmt.Errorf("%d device(s) allocated to two claims; logs in %s", doubled, logDir)}
+	case failed > 0:
+		return fmt.Errorf("%d of %d runs failed (see above); logs in %s", failed, len(report.Results), logDir)
+	}
+	if removeLogs {
+		_ = os.RemoveAll(logDir)
+	}
+	return nil
+}
+
+// complete turns the string flags into options.
+func (f *schedulerFlags) complete() error {
+	var err error
+	if f.opts.Sizes, err = parseSizes(f.nodes); err != nil {
+		return fmt.Errorf("--nodes: %w", err)
+	}
+	if f.opts.Configs, err = schedbench.ParseConfigs(f.configs); err != nil {
+		return fmt.Errorf("--configs: %w", err)
+	}
+	if f.opts.Shape, err = schedbench.ShapeByName(f.shape); err != nil {
+		return fmt.Errorf("--shape: %w", err)
+	}
+	switch mode := schedbench.ClaimMode(f.claims); mode {
+	case schedbench.ClaimsTemplate, schedbench.ClaimsPerPod:
+		f.opts.Claims = mode
+	default:
+		return fmt.Errorf("--claims %q: want %s or %s", f.claims, schedbench.ClaimsTemplate, schedbench.ClaimsPerPod)
+	}
+	if f.format != "table" && f.format != "json" {
+		return fmt.Errorf("--format %q: want table or json", f.format)
+	}
+	if f.qps <= 0 || f.burst <= 0 {
+		return errors.New("--qps and --burst must be positive")
+	}
+	f.opts.QPS, f.opts.Burst = float32(f.qps), int32(f.burst)
+	if f.opts.Pods < 0 || f.opts.Warmup < 0 {
+		return errors.New("--pods and --warmup must not be negative")
+	}
+	if f.opts.Kubeconfig == "" && f.opts.CreateInventory {
+		return errors.New("--create-inventory needs --kubeconfig (the in-process control plane always gets the inventory)")
+	}
+	if f.opts.Kubeconfig != "" && !f.opts.CreateInventory && f.opts.Pods == 0 {
+		return errors.New("--kubeconfig without --create-inventory needs --pods (the cluster's free devices are not known)")
+	}
+	return nil
+}
+
+// makeLogDir creates the log directory and says whether it is temporary.
+func (f *schedulerFlags) makeLogDir() (string, bool, error) {
+	if f.logDir != "" {
+		if err := os.MkdirAll(f.logDir, 0o755); err != nil {
+			return "", false, fmt.Errorf("--log-dir: %w", err)
+		}
+		dir, err := filepath.Abs(f.logDir)
+		return dir, false, err
+	}
+	dir, err := os.MkdirTemp("", "dra-bench-scheduler-")
+	if err != nil {
+		return "", false, fmt.Errorf("create log directory: %w", err)
+	}
+	return dir, !f.keepLogs, nil
+}
+
+// routeKlog sends this process' logs (kube-apiserver, etcd's apiserver
+// client, the resourceclaim controller) to w instead of stderr, where the
+// progress lines and results go.
+func routeKlog(ctx context.Context, w io.Writer, verbosity int) context.Context {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	_ = fs.Set("v", fmt.Sprint(verbosity))
+	klog.SetOutput(w)
+	return withLogger(ctx, w, verbosity)
+}
+
+// write prints the report on stdout and writes the JSON file and chart.
+func (f *schedulerFlags) write(report *schedbench.Report, stdout, stderr io.Writer) error {
+	if err := writeReport(report, f.format, f.jsonOut, stdout); err != nil {
+		return err
+	}
+	if f.chart == "" {
+		return nil
+	}
+	return writeChart(f.chart, report.Figure(), f.quiet, stderr)
+}
+
+func schedulerUsage(fs *flag.FlagSet) {
+	w := fs.Output()
+	var shapes []string
+	for _, s := range schedbench.Shapes() {
+		shapes = append(shapes, fmt.Sprintf("  %-10s %s", s.Name, s.Description))
+	}
+	fmt.Fprintf(w, `Usage: dra-bench scheduler [flags]
+
+Measures dra-scheduler end to end: pods bound per second and the latency
+from each pod's creation to its binding, on a real kube-apiserver, for
+three configurations on the same workload:
+
+  ours       DRAAllocator enabled, DynamicResources disabled
+  in-tree    kube-scheduler's default plugins (DynamicResources)
+  no-claims  default plugins, the same pods without claims: the floor the
+             API writes set
+
+For every --nodes size and configuration it starts a fresh in-process
+control plane (etcd, kube-apiserver, resourceclaim controller), creates
+the nodes, ResourceSlices and DeviceClasses of --shape and the claims,
+runs dra-scheduler as a child process (qps/burst --qps/--burst, leader
+election off) until /readyz, creates the pods in a burst and watches them
+bind. The child's peak RSS and CPU time are reported; afterwards every
+claim must be allocated and no device held twice (exit code 3 if one is).
+
+Shapes:
+%s
+
+Examples:
+  dra-bench scheduler                                   # 100 and 500 nodes, 1 pod per node
+  dra-bench scheduler --nodes 100,500,1000 --pods 500 --chart out.svg
+  dra-bench scheduler --shape h100 --nodes 5000 --pods 5000 --format json > h100-5000.json
+  dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree
+
+Flags:
+`, strings.Join(shapes, "\n"))
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Progress goes to stderr, results to stdout. See cmd/dra-bench/README.md for
+the JSON fields and for running against an existing cluster.
+`)
+}

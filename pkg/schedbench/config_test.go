@@ -1,0 +1,155 @@
+package schedbench
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	schedscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+)
+
+// TestSchedulerConfigDecodes decodes every configuration with
+// kube-scheduler's own scheme (defaults included), validates it, and checks
+// which DRA plugin ends up enabled.
+func TestSchedulerConfigDecodes(t *testing.T) {
+	for _, c := range AllConfigs() {
+		t.Run(string(c), func(t *testing.T) {
+			data, err := SchedulerConfig(c, "/tmp/kubeconfig", 5000, 4000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj, gvk, err := schedscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
+			if err != nil {
+				t.Fatalf("decode:\n%s\n%v", data, err)
+			}
+			cfg, ok := obj.(*schedconfig.KubeSchedulerConfiguration)
+			if !ok {
+				t.Fatalf("decoded %v into %T", gvk, obj)
+			}
+			if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+				t.Errorf("invalid: %v", err)
+			}
+			if cfg.LeaderElection.LeaderElect {
+				t.Error("leader election is on")
+			}
+			cc := cfg.ClientConnection
+			if cc.Kubeconfig != "/tmp/kubeconfig" || cc.QPS != 5000 || cc.Burst != 4000 {
+				t.Errorf("clientConnection = %+v", cc)
+			}
+			if len(cfg.Profiles) != 1 || cfg.Profiles[0].SchedulerName != SchedulerName {
+				t.Fatalf("profiles %+v, want one named %s", cfg.Profiles, SchedulerName)
+			}
+			mp := cfg.Profiles[0].Plugins.MultiPoint
+			enabled := func(name string) bool {
+				return slices.ContainsFunc(mp.Enabled, func(p schedconfig.Plugin) bool { return p.Name == name }) &&
+					!slices.ContainsFunc(mp.Disabled, func(p schedconfig.Plugin) bool { return p.Name == name || p.Name == "*" })
+			}
+			wantOurs := c == ConfigOurs
+			if got := enabled("DRAAllocator"); got != wantOurs {
+				t.Errorf("DRAAllocator enabled = %v, want %v; multiPoint %+v", got, wantOurs, mp)
+			}
+			if got := enabled(inTreePlugin); got == wantOurs {
+				t.Errorf("DynamicResources enabled = %v, want %v; multiPoint %+v", got, !wantOurs, mp)
+			}
+		})
+	}
+	if _, err := SchedulerConfig("other", "", 1, 1); err == nil {
+		t.Error("an unknown configuration was accepted")
+	}
+}
+
+func TestParseConfigs(t *testing.T) {
+	got, err := ParseConfigs(" in-tree,ours ")
+	if err != nil || !slices.Equal(got, []Config{ConfigInTree, ConfigOurs}) {
+		t.Errorf("ParseConfigs = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "ours,fast", "ours,ours"} {
+		if _, err := ParseConfigs(bad); err == nil {
+			t.Errorf("ParseConfigs(%q) accepted", bad)
+		}
+	}
+}
+
+func TestOptionsComplete(t *testing.T) {
+	o := Options{Sizes: []int{10}, LogDir: t.TempDir(), Child: []string{"true"}}
+	if err := o.complete(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Shape.Name != "schedperf" || o.Claims != ClaimsTemplate || o.QPS != 5000 || o.podsFor(10) != 10 || len(o.Configs) != 3 {
+		t.Errorf("defaults not filled: %+v", o)
+	}
+	h100, err := ShapeByName("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = Options{Sizes: []int{10}, Shape: h100, Pods: 80, Warmup: 1, LogDir: t.TempDir(), Child: []string{"true"}}
+	if err := o.complete(); err == nil || !strings.Contains(err.Error(), "80 devices, fewer than the 81 pods") {
+		t.Errorf("81 pods on 80 GPUs: %v", err)
+	}
+	if _, err := ShapeByName("tpu"); err == nil {
+		t.Error("unknown shape accepted")
+	}
+}
+
+func TestMakePod(t *testing.T) {
+	noClaims := makePod("p", "ns", ConfigNoClaims, ClaimsTemplate)
+	if len(noClaims.Spec.ResourceClaims) != 0 || noClaims.Spec.SchedulerName != SchedulerName {
+		t.Errorf("no-claims pod: %+v", noClaims.Spec)
+	}
+	tmpl := makePod("p", "ns", ConfigOurs, ClaimsTemplate)
+	if rc := tmpl.Spec.ResourceClaims; len(rc) != 1 || rc[0].ResourceClaimTemplateName == nil || *rc[0].ResourceClaimTemplateName != templateName {
+		t.Errorf("template pod claims: %+v", rc)
+	}
+	claim := makePod("p-3", "ns", ConfigInTree, ClaimsPerPod)
+	if rc := claim.Spec.ResourceClaims; len(rc) != 1 || rc[0].ResourceClaimName == nil || *rc[0].ResourceClaimName != "p-3" {
+		t.Errorf("claim pod claims: %+v", rc)
+	}
+	if c := claim.Spec.Containers[0].Resources.Claims; len(c) != 1 || c[0].Name != podClaimName {
+		t.Errorf("container does not use the claim: %+v", c)
+	}
+}
+
+func TestCheckClaims(t *testing.T) {
+	claim := func(name string, devices ...string) runtime.Object {
+		c := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
+		if devices != nil {
+			c.Status.Allocation = &resourceapi.AllocationResult{}
+			for _, d := range devices {
+				c.Status.Allocation.Devices.Results = append(c.Status.Allocation.Devices.Results,
+					resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: "d", Pool: "pool-1", Device: d})
+			}
+		}
+		return c
+	}
+	other := claim("elsewhere", "dev-0")
+	other.(*resourceapi.ResourceClaim).Namespace = "other"
+	client := fake.NewClientset(claim("a", "dev-0"), claim("b", "dev-1"), claim("c", "dev-0"), claim("pending"), other,
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}})
+	got, err := checkClaims(t.Context(), client, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.claims != 4 || got.allocated != 3 || got.duplicates != 1 || !strings.Contains(got.example, "d/pool-1/dev-0 allocated to claims a and c") {
+		t.Errorf("checkClaims = %+v", got)
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// A real line, with a command name holding a space and a parenthesis.
+	line := "4242 (dra-bench (x)) S 1 4242 4242 0 -1 4194560 12345 0 0 0 250 75 0 0 20 0 40 0 1234 987654 4321 18446744073709551615\n"
+	got, err := parseStatCPU(line)
+	if err != nil || got != 3250*time.Millisecond {
+		t.Errorf("parseStatCPU = %v, %v; want 3.25s (325 ticks)", got, err)
+	}
+	if _, err := parseStatCPU("4242 (x) S 1"); err == nil {
+		t.Error("a short line was accepted")
+	}
+}

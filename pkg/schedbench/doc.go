@@ -1,0 +1,64 @@
+// Package schedbench measures dra-scheduler end to end: how many pods per
+// second a real kube-scheduler binds on a real kube-apiserver, and how long
+// each pod waits from creation to binding, for three configurations on the
+// same workload:
+//
+//   - ours: the DRAAllocator plugin enabled, the in-tree DynamicResources
+//     plugin disabled (what manifests/configmap.yaml ships);
+//   - in-tree: kube-scheduler's default plugins, DynamicResources included;
+//   - no-claims: the default plugins and the same pods without any
+//     ResourceClaim. It is the floor the API writes set: creating and binding
+//     a pod costs the same for every configuration, and no DRA plugin can make
+//     a pod cheaper than a pod that needs no devices at all.
+//
+// # Design
+//
+// A run is a matrix of cluster sizes × configurations. Each cell (a Result)
+// gets, in this order:
+//
+//  1. a fresh control plane (pkg/controlplane: etcd, kube-apiserver and the
+//     resourceclaim controller in this process), or, with Options.Kubeconfig,
+//     an existing cluster and a fresh namespace;
+//  2. the inventory of the Shape: Nodes, ResourceSlices and DeviceClasses,
+//     written as kubelet and the driver would (not in an existing cluster
+//     unless Options.CreateInventory);
+//  3. for the DRA configurations, the pods' claims: one
+//     ResourceClaimTemplate from which the resourceclaim controller creates a
+//     claim per pod, as upstream's scheduler_perf does (ClaimsTemplate), or
+//     one ResourceClaim per pod created up front (ClaimsPerPod);
+//  4. dra-scheduler as a separate child process (the running executable,
+//     re-executed with ChildEnv set; RunChild is what the child runs), with a
+//     generated KubeSchedulerConfiguration (SchedulerConfig), until its
+//     /readyz answers: informers synced, so the inventory is in its caches;
+//  5. optionally Options.Warmup pods, waited for and not measured;
+//  6. Options.Pods pods created in a burst by a few concurrent writers,
+//     while one watch records the moment each pod is first seen with
+//     spec.nodeName set;
+//  7. the child's peak RSS (VmHWM) and CPU time read from /proc before it is
+//     killed; then every claim is checked (allocated, no device twice).
+//
+// A separate process is what makes the scheduler's memory and CPU its own,
+// and keeps kube-scheduler's os.Exit on shutdown away from the tool. Its log
+// goes to a file in Options.LogDir.
+//
+// # Invariants
+//
+//   - Every configuration of one size sees identical nodes, slices, classes
+//     and pod specs (apart from the claims of no-claims) on an identical,
+//     freshly started control plane.
+//   - Every scheduler gets the same clientConnection qps/burst (Options.QPS,
+//     high by default, as scheduler_perf sets 5000), parallelism and profile
+//     name, and leader election off: the client-side rate limiter is not what
+//     is measured.
+//   - Latency is the time from just before a pod's Create call to the first
+//     watch event showing it bound; throughput is measured pods bound divided
+//     by the span from the first measured Create to the last binding. Both
+//     are measured by this process with one monotonic clock.
+//   - A Result never hides a failure: pods not bound, claims not allocated,
+//     devices held by two claims and a scheduler that died are counted in the
+//     Result and make Run's caller fail.
+//   - The child scheduler is always killed, also on errors and interrupts;
+//     the control plane is always stopped.
+//   - No package-level mutable state: everything lives in Options and the
+//     values Run returns.
+package schedbench

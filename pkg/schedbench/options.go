@@ -1,0 +1,254 @@
+package schedbench
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// Config is a scheduler configuration to measure.
+type Config string
+
+// The configurations, in the order a run measures them by default.
+const (
+	// ConfigOurs enables DRAAllocator and disables DynamicResources.
+	ConfigOurs Config = "ours"
+	// ConfigInTree runs kube-scheduler's default plugins (DynamicResources).
+	ConfigInTree Config = "in-tree"
+	// ConfigNoClaims runs the default plugins on the same pods without
+	// claims: the floor set by the API writes every pod costs.
+	ConfigNoClaims Config = "no-claims"
+)
+
+// AllConfigs lists the configurations in their default order.
+func AllConfigs() []Config { return []Config{ConfigOurs, ConfigInTree, ConfigNoClaims} }
+
+// HasClaims reports whether the configuration's pods use ResourceClaims.
+func (c Config) HasClaims() bool { return c != ConfigNoClaims }
+
+// ParseConfigs parses a comma-separated list of configuration names.
+func ParseConfigs(list string) ([]Config, error) {
+	var out []Config
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		c := Config(f)
+		switch c {
+		case ConfigOurs, ConfigInTree, ConfigNoClaims:
+		default:
+			return nil, fmt.Errorf("unknown configuration %q (want %s, %s or %s)", f, ConfigOurs, ConfigInTree, ConfigNoClaims)
+		}
+		for _, seen := range out {
+			if seen == c {
+				return nil, fmt.Errorf("configuration %q given twice", f)
+			}
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no configuration given")
+	}
+	return out, nil
+}
+
+// Shape is an inventory shape: what every node publishes and what every
+// pod's claim asks for.
+type Shape struct {
+	// Name is how --shape selects it.
+	Name string
+	// Description says what a node has and what a pod asks for.
+	Description string
+	// DevicesPerNode is the number of devices a node publishes that the
+	// claim can use.
+	DevicesPerNode int
+	// Cluster builds the inventory of n nodes.
+	Cluster func(n int) inventorygen.Cluster
+	// Class is the DeviceClass the claim requests one device of, and
+	// Selectors its CEL selectors.
+	Class     string
+	Selectors []string
+}
+
+// Shapes returns the built-in shapes.
+func Shapes() []Shape {
+	return []Shape{
+		{
+			Name:           "schedperf",
+			Description:    "upstream scheduler_perf: 10 devices × 13 attributes per node; a pod asks for 1 device of test-class",
+			DevicesPerNode: inventorygen.SchedulerPerfDevicesPerNode,
+			Cluster:        func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 0) },
+			Class:          inventorygen.ClassSchedulerPerf,
+		},
+		{
+			Name:           "h100",
+			Description:    "NVIDIA 8×H100 80GB per node as NVIDIA's DRA driver publishes them; a pod asks for 1 GPU with memory >= 40Gi",
+			DevicesPerNode: inventorygen.NvidiaGPUsPerNode,
+			Cluster:        inventorygen.NvidiaH100,
+			Class:          inventorygen.ClassNvidiaGPU,
+			Selectors:      []string{inventorygen.GPUMemorySelector("40Gi")},
+		},
+	}
+}
+
+// ShapeByName returns the built-in shape with that name.
+func ShapeByName(name string) (Shape, error) {
+	var names []string
+	for _, s := range Shapes() {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return Shape{}, fmt.Errorf("unknown shape %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// ClaimMode says how pods get their claims.
+type ClaimMode string
+
+const (
+	// ClaimsTemplate: every pod references one ResourceClaimTemplate; the
+	// resourceclaim controller creates its claim after the pod (as in
+	// scheduler_perf and in most real workloads).
+	ClaimsTemplate ClaimMode = "template"
+	// ClaimsPerPod: one ResourceClaim per pod, created before the scheduler
+	// starts; pods reference it by name.
+	ClaimsPerPod ClaimMode = "claim"
+)
+
+// Options configure a run. Zero values of the numeric fields mean the
+// defaults of DefaultOptions.
+type Options struct {
+	// Sizes are the cluster sizes (node counts), measured in this order.
+	Sizes []int
+	// Configs are measured in this order for every size.
+	Configs []Config
+	// Shape is the inventory.
+	Shape Shape
+	// Claims says how pods get their claims.
+	Claims ClaimMode
+	// Pods is the number of measured pods per run; 0 means one per node.
+	Pods int
+	// Warmup pods are created, and waited for, before the measured ones.
+	Warmup int
+	// QPS and Burst are the scheduler's clientConnection qps and burst.
+	QPS   float32
+	Burst int32
+	// Writers is the number of concurrent clients creating objects.
+	Writers int
+	// Timeout bounds the wait for the measured pods of one run; Stall ends
+	// it early when no pod is bound for that long.
+	Timeout, Stall time.Duration
+	// Kubeconfig, when set, targets an existing cluster instead of an
+	// in-process control plane; Namespace is the namespace created (and
+	// deleted) there for the pods, with the configuration's name appended.
+	// The inventory is created there only with CreateInventory.
+	Kubeconfig      string
+	Namespace       string
+	CreateInventory bool
+	// LogDir receives one log file per scheduler process and the control
+	// plane's log. It must exist.
+	LogDir string
+	// SchedulerFlags are extra dra-scheduler command-line flags.
+	SchedulerFlags []string
+	// Child is the command line that runs the scheduler child: it is started
+	// with ChildEnv set and must call RunChild. Empty means this executable
+	// with the argument "scheduler".
+	Child []string
+	// Progress, when set, receives progress lines.
+	Progress io.Writer
+}
+
+// DefaultOptions returns the defaults of dra-bench scheduler.
+func DefaultOptions() Options {
+	schedperf, _ := ShapeByName("schedperf")
+	return Options{
+		Sizes:     []int{100, 500},
+		Configs:   AllConfigs(),
+		Shape:     schedperf,
+		Claims:    ClaimsTemplate,
+		QPS:       5000,
+		Burst:     5000,
+		Writers:   8,
+		Timeout:   30 * time.Minute,
+		Stall:     3 * time.Minute,
+		Namespace: "dra-bench",
+	}
+}
+
+// complete fills zero values with defaults and checks the options.
+func (o *Options) complete() error {
+	d := DefaultOptions()
+	if len(o.Sizes) == 0 {
+		o.Sizes = d.Sizes
+	}
+	if len(o.Configs) == 0 {
+		o.Configs = d.Configs
+	}
+	if o.Shape.Cluster == nil {
+		o.Shape = d.Shape
+	}
+	if o.Claims == "" {
+		o.Claims = d.Claims
+	}
+	if o.QPS <= 0 {
+		o.QPS = d.QPS
+	}
+	if o.Burst <= 0 {
+		o.Burst = d.Burst
+	}
+	if o.Writers <= 0 {
+		o.Writers = d.Writers
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = d.Timeout
+	}
+	if o.Stall <= 0 {
+		o.Stall = d.Stall
+	}
+	if o.Namespace == "" {
+		o.Namespace = d.Namespace
+	}
+	if o.Claims != ClaimsTemplate && o.Claims != ClaimsPerPod {
+		return fmt.Errorf("claims mode %q: want %s or %s", o.Claims, ClaimsTemplate, ClaimsPerPod)
+	}
+	if o.Pods < 0 || o.Warmup < 0 {
+		return errors.New("pod counts must not be negative")
+	}
+	if o.LogDir == "" {
+		return errors.New("no log directory")
+	}
+	if len(o.Child) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this executable to run the scheduler: %w", err)
+		}
+		o.Child = []string{exe, "scheduler"}
+	}
+	for _, n := range o.Sizes {
+		if n < 1 {
+			return fmt.Errorf("cluster size %d: want at least 1 node", n)
+		}
+		if o.Kubeconfig != "" && !o.CreateInventory {
+			continue
+		}
+		if need, have := o.podsFor(n)+o.Warmup, n*o.Shape.DevicesPerNode; need > have {
+			return fmt.Errorf("%d nodes of shape %s have %d devices, fewer than the %d pods (warm-up included) each asking for one", n, o.Shape.Name, have, need)
+		}
+	}
+	return nil
+}
+
+// podsFor is the number of measured pods at cluster size n.
+func (o *Options) podsFor(n int) int {
+	if o.Pods > 0 {
+		return o.Pods
+	}
+	return n
+}

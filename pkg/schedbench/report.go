@@ -1,0 +1,251 @@
+package schedbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
+)
+
+// Report is the outcome of a run.
+type Report struct {
+	// Tool and Version name the program; Go, Platform, CPUs describe the
+	// machine; StartedAt is when the run began (UTC, RFC 3339).
+	Tool      string `json:"tool"`
+	Version   string `json:"version"`
+	Go        string `json:"go"`
+	Platform  string `json:"platform"`
+	CPUs      int    `json:"cpus"`
+	StartedAt string `json:"startedAt"`
+	// Settings are the options the results were measured with.
+	Settings Settings `json:"settings"`
+	// Results has one entry per (size, configuration), in run order.
+	Results []Result `json:"results"`
+}
+
+// Settings are the options of a run, as reported.
+type Settings struct {
+	Shape         string  `json:"shape"`
+	ShapeDetail   string  `json:"shapeDescription"`
+	Claims        string  `json:"claims"`
+	Warmup        int     `json:"warmup"`
+	QPS           float32 `json:"qps"`
+	Burst         int32   `json:"burst"`
+	Writers       int     `json:"writers"`
+	TimeoutNs     int64   `json:"timeoutNs"`
+	Target        string  `json:"target"`
+	SchedulerName string  `json:"schedulerName"`
+}
+
+// Latency summarizes the creation-to-binding times of one result, in
+// nanoseconds; percentiles are nearest-rank (always a measured pod).
+type Latency struct {
+	P50Ns  int64   `json:"p50Ns"`
+	P90Ns  int64   `json:"p90Ns"`
+	P99Ns  int64   `json:"p99Ns"`
+	MaxNs  int64   `json:"maxNs"`
+	MeanNs float64 `json:"meanNs"`
+}
+
+// Summarize returns the latency summary of samples (not modified).
+func Summarize(samples []time.Duration) Latency {
+	l := allocbench.Summarize(samples)
+	return Latency{P50Ns: l.P50Ns, P90Ns: l.P90Ns, P99Ns: l.P99Ns, MaxNs: l.MaxNs, MeanNs: l.MeanNs}
+}
+
+// Result is one configuration at one cluster size.
+type Result struct {
+	// Nodes is the cluster size, Devices the devices the shape publishes
+	// on them (0 when an existing inventory is used).
+	Nodes   int    `json:"nodes"`
+	Devices int    `json:"devices"`
+	Config  Config `json:"config"`
+	// Pods were created and measured; Bound of them were seen bound.
+	Pods  int `json:"pods"`
+	Bound int `json:"bound"`
+	// PodsPerSecond is Bound / SpanNs.
+	PodsPerSecond float64 `json:"podsPerSecond"`
+	// SpanNs runs from the first measured creation to the last binding;
+	// SubmitNs is how long creating all measured pods took.
+	SpanNs   int64 `json:"spanNs"`
+	SubmitNs int64 `json:"submitNs"`
+	// Latency is creation to binding over the bound pods.
+	Latency Latency `json:"latency"`
+	// RatioVsInTree is PodsPerSecond / in-tree's at the same size (absent
+	// without an in-tree result); PercentOfNoClaims is 100 × PodsPerSecond /
+	// no-claims' (absent without a no-claims result).
+	RatioVsInTree     *float64 `json:"ratioVsInTree,omitempty"`
+	PercentOfNoClaims *float64 `json:"percentOfNoClaims,omitempty"`
+	// SchedulerPeakRSSBytes is the scheduler process' VmHWM at the end;
+	// SchedulerCPUSeconds its CPU time (user + system) while the measured
+	// pods were scheduled, SchedulerCPUTotalSeconds since it started.
+	SchedulerPeakRSSBytes    int64   `json:"schedulerPeakRSSBytes"`
+	SchedulerCPUSeconds      float64 `json:"schedulerCPUSeconds"`
+	SchedulerCPUTotalSeconds float64 `json:"schedulerCPUTotalSeconds"`
+	// SetupNs covers control plane (or namespace), inventory and claims;
+	// SchedulerStartNs the scheduler's start until /readyz.
+	SetupNs          int64 `json:"setupNs"`
+	SchedulerStartNs int64 `json:"schedulerStartNs"`
+	// Claims in the namespace after the run, ClaimsAllocated of them with
+	// an allocation, and DuplicateDevices: allocations of a device already
+	// held by another claim (must be 0).
+	Claims           int `json:"claims"`
+	ClaimsAllocated  int `json:"claimsAllocated"`
+	DuplicateDevices int `json:"duplicateDevices"`
+	// WatchRestarts counts pod watches the API server ended and the run
+	// resumed; WatchRelists those it could not resume, so it listed the
+	// pods instead (pods found bound then get the list's time: their
+	// latency is an upper bound).
+	WatchRestarts int `json:"watchRestarts"`
+	WatchRelists  int `json:"watchRelists"`
+	// SchedulerLog is the scheduler's log file.
+	SchedulerLog string `json:"schedulerLog,omitempty"`
+	// Error says why the result is incomplete.
+	Error string `json:"error,omitempty"`
+}
+
+// Failed reports whether the result is not a complete, correct run: an
+// error, pods left unbound, claims without allocation (DRA configurations)
+// or a device held twice.
+func (r Result) Failed() bool {
+	return r.Error != "" || r.Bound < r.Pods || r.DuplicateDevices > 0 ||
+		(r.Config.HasClaims() && r.ClaimsAllocated < r.Claims)
+}
+
+// fillComparisons sets the ratios of every result against in-tree and
+// no-claims at the same size.
+func (rep *Report) fillComparisons() {
+	find := func(nodes int, c Config) *Result {
+		for i := range rep.Results {
+			if r := &rep.Results[i]; r.Nodes == nodes && r.Config == c && r.PodsPerSecond > 0 {
+				return r
+			}
+		}
+		return nil
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		r.RatioVsInTree, r.PercentOfNoClaims = nil, nil
+		if r.PodsPerSecond <= 0 {
+			continue
+		}
+		if it := find(r.Nodes, ConfigInTree); it != nil {
+			v := r.PodsPerSecond / it.PodsPerSecond
+			r.RatioVsInTree = &v
+		}
+		if nc := find(r.Nodes, ConfigNoClaims); nc != nil {
+			v := 100 * r.PodsPerSecond / nc.PodsPerSecond
+			r.PercentOfNoClaims = &v
+		}
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// WriteTable writes one row per result (time is SpanNs: first creation
+// to last binding), then the problems of failed results.
+func (rep *Report) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.Nodes, r.Config, r.Pods, r.Bound, fmtNs(r.SpanNs, r.Bound), fmtFloat(r.PodsPerSecond),
+			fmtNs(r.Latency.P50Ns, r.Bound), fmtNs(r.Latency.P90Ns, r.Bound), fmtNs(r.Latency.P99Ns, r.Bound), fmtNs(r.Latency.MaxNs, r.Bound),
+			fmtRatio(r.RatioVsInTree), fmtPercent(r.PercentOfNoClaims),
+			fmtMiB(r.SchedulerPeakRSSBytes), fmtFloat(r.SchedulerCPUSeconds))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if msg := r.problem(); msg != "" {
+			if _, err := fmt.Fprintf(w, "%d nodes, %s: %s\n", r.Nodes, r.Config, msg); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// problem describes what is wrong with a result, or "".
+func (r Result) problem() string {
+	switch {
+	case r.Error != "":
+		return r.Error
+	case r.DuplicateDevices > 0:
+		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
+	case r.Bound < r.Pods:
+		return fmt.Sprintf("only %d of %d pods bound", r.Bound, r.Pods)
+	case r.Config.HasClaims() && r.ClaimsAllocated < r.Claims:
+		return fmt.Sprintf("only %d of %d claims allocated", r.ClaimsAllocated, r.Claims)
+	}
+	return ""
+}
+
+func fmtNs(ns int64, samples int) string {
+	if samples == 0 {
+		return "-"
+	}
+	return time.Duration(ns).Round(roundTo(time.Duration(ns))).String()
+}
+
+// roundTo keeps three significant digits of a duration.
+func roundTo(d time.Duration) time.Duration {
+	switch {
+	case d >= 100*time.Second:
+		return time.Second
+	case d >= 10*time.Second:
+		return 100 * time.Millisecond
+	case d >= time.Second:
+		return 10 * time.Millisecond
+	case d >= 100*time.Millisecond:
+		return time.Millisecond
+	case d >= 10*time.Millisecond:
+		return 100 * time.Microsecond
+	case d >= time.Millisecond:
+		return 10 * time.Microsecond
+	}
+	return time.Microsecond
+}
+
+func fmtFloat(v float64) string {
+	switch {
+	case v == 0:
+		return "-"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func fmtRatio(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64) + "×"
+}
+
+func fmtPercent(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 0, 64) + "%"
+}
+
+func fmtMiB(b int64) string {
+	if b == 0 {
+		return "-"
+	}
+	return strconv.FormatInt((b+(1<<19))>>20, 10)
+}

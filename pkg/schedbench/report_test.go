@@ -1,0 +1,189 @@
+package schedbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummarizeUsesNearestRank(t *testing.T) {
+	var samples []time.Duration
+	// 100 samples 1ms..100ms, shuffled order must not matter.
+	for i := 100; i >= 1; i-- {
+		samples = append(samples, time.Duration(i)*time.Millisecond)
+	}
+	got := Summarize(samples)
+	want := Latency{P50Ns: int64(50 * time.Millisecond), P90Ns: int64(90 * time.Millisecond), P99Ns: int64(99 * time.Millisecond),
+		MaxNs: int64(100 * time.Millisecond), MeanNs: float64(50500 * time.Microsecond)}
+	if got != want {
+		t.Errorf("Summarize(1..100ms) = %+v, want %+v", got, want)
+	}
+	if samples[0] != 100*time.Millisecond {
+		t.Error("Summarize sorted its input")
+	}
+	three := Summarize([]time.Duration{3, 1, 2})
+	if three.P50Ns != 2 || three.P90Ns != 3 || three.P99Ns != 3 || three.MaxNs != 3 {
+		t.Errorf("Summarize(1,2,3) = %+v, want p50 2, p90/p99/max 3", three)
+	}
+	if (Summarize(nil) != Latency{}) {
+		t.Error("Summarize(nil) is not zero")
+	}
+}
+
+// sampleReport has every configuration at two sizes; no-claims is the
+// fastest, ours twice in-tree at 500 nodes.
+func sampleReport() *Report {
+	res := func(nodes int, c Config, pps float64, p50 time.Duration) Result {
+		return Result{Nodes: nodes, Devices: nodes * 10, Config: c, Pods: 100, Bound: 100, PodsPerSecond: pps,
+			SpanNs: int64(float64(time.Second) * 100 / pps), Latency: Latency{P50Ns: int64(p50), P90Ns: int64(2 * p50), P99Ns: int64(3 * p50), MaxNs: int64(4 * p50)},
+			SchedulerPeakRSSBytes: 150 << 20, SchedulerCPUSeconds: 1.5, Claims: 100, ClaimsAllocated: 100}
+	}
+	rep := &Report{Tool: "dra-bench scheduler", Settings: Settings{Shape: "schedperf", Claims: "template", QPS: 5000, Burst: 5000}}
+	rep.Results = []Result{
+		res(100, ConfigOurs, 200, 100*time.Millisecond),
+		res(100, ConfigInTree, 160, 150*time.Millisecond),
+		res(100, ConfigNoClaims, 400, 20*time.Millisecond),
+		res(500, ConfigOurs, 180, 120*time.Millisecond),
+		res(500, ConfigInTree, 90, 900*time.Millisecond),
+		res(500, ConfigNoClaims, 360, 25*time.Millisecond),
+	}
+	rep.Results[5].Claims, rep.Results[5].ClaimsAllocated = 0, 0
+	rep.fillComparisons()
+	return rep
+}
+
+func TestComparisons(t *testing.T) {
+	rep := sampleReport()
+	for _, tc := range []struct {
+		i              int
+		ratio, percent float64
+	}{
+		{0, 1.25, 50}, {1, 1, 40}, {2, 2.5, 100}, {3, 2, 50}, {4, 1, 25}, {5, 4, 100},
+	} {
+		r := rep.Results[tc.i]
+		if r.RatioVsInTree == nil || *r.RatioVsInTree != tc.ratio {
+			t.Errorf("%d nodes %s: ratio vs in-tree %v, want %v", r.Nodes, r.Config, deref(r.RatioVsInTree), tc.ratio)
+		}
+		if r.PercentOfNoClaims == nil || *r.PercentOfNoClaims != tc.percent {
+			t.Errorf("%d nodes %s: %% of no-claims %v, want %v", r.Nodes, r.Config, deref(r.PercentOfNoClaims), tc.percent)
+		}
+	}
+
+	// Without in-tree (or with an in-tree run that bound nothing) there is
+	// no ratio rather than a division by zero.
+	rep.Results[1].PodsPerSecond, rep.Results[1].Bound = 0, 0
+	rep.fillComparisons()
+	if r := rep.Results[0]; r.RatioVsInTree != nil {
+		t.Errorf("ratio against an in-tree run without pods/s: %v", *r.RatioVsInTree)
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return "absent"
+	}
+	return *p
+}
+
+func TestWriteTable(t *testing.T) {
+	rep := sampleReport()
+	rep.Results = append(rep.Results, Result{Nodes: 1000, Config: ConfigOurs, Pods: 100, Bound: 40, Error: "timed out after 1m0s: 40 of 100 pods bound"})
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"nodes", "config", "time", "pods/s", "p50", "p99", "vs in-tree", "% of no-claims", "sched RSS MiB", "CPU s",
+		"1000 nodes, ours: timed out after 1m0s: 40 of 100 pods bound",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	row := "500 ours 100 100 556ms 180 120ms 240ms 360ms 480ms 2.00× 50% 150 1.50"
+	found := false
+	for _, line := range strings.Split(out, "\n") {
+		found = found || strings.Join(strings.Fields(line), " ") == row
+	}
+	if !found {
+		t.Errorf("table lacks the row %q:\n%s", row, out)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	rep := sampleReport()
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tool    string `json:"tool"`
+		Results []map[string]any
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	if doc.Tool != "dra-bench scheduler" || len(doc.Results) != 6 {
+		t.Fatalf("tool %q, %d results", doc.Tool, len(doc.Results))
+	}
+	r := doc.Results[3]
+	if r["config"] != "ours" || r["nodes"] != float64(500) || r["ratioVsInTree"] != float64(2) || r["percentOfNoClaims"] != float64(50) {
+		t.Errorf("result 3 = %v", r)
+	}
+	lat, _ := r["latency"].(map[string]any)
+	if lat["p50Ns"] != float64(120*time.Millisecond) {
+		t.Errorf("latency = %v", lat)
+	}
+}
+
+func TestResultFailed(t *testing.T) {
+	ok := Result{Config: ConfigOurs, Pods: 10, Bound: 10, Claims: 10, ClaimsAllocated: 10}
+	for _, tc := range []struct {
+		name   string
+		change func(*Result)
+		want   bool
+	}{
+		{"complete", func(*Result) {}, false},
+		{"error", func(r *Result) { r.Error = "boom" }, true},
+		{"a pod unbound", func(r *Result) { r.Bound = 9 }, true},
+		{"a claim unallocated", func(r *Result) { r.ClaimsAllocated = 9 }, true},
+		{"a device twice", func(r *Result) { r.DuplicateDevices = 1 }, true},
+		{"no-claims has no claims to allocate", func(r *Result) { r.Config, r.Claims, r.ClaimsAllocated = ConfigNoClaims, 0, 0 }, false},
+	} {
+		r := ok
+		tc.change(&r)
+		if got := r.Failed(); got != tc.want {
+			t.Errorf("%s: Failed() = %v, want %v", tc.name, got, tc.want)
+		}
+		if (r.problem() != "") != tc.want {
+			t.Errorf("%s: problem() = %q", tc.name, r.problem())
+		}
+	}
+}
+
+func TestFigure(t *testing.T) {
+	fig := sampleReport().Figure()
+	if len(fig.Panels) != 2 {
+		t.Fatalf("%d panels, want throughput and latency", len(fig.Panels))
+	}
+	var names []string
+	for _, p := range fig.Panels {
+		for _, s := range p.Series {
+			names = append(names, s.Name)
+			if len(s.Points) != 2 {
+				t.Errorf("series %s has %d points, want one per size", s.Name, len(s.Points))
+			}
+		}
+	}
+	want := "ours in-tree no-claims ours p50 ours p99 in-tree p50 in-tree p99 no-claims p50 no-claims p99"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("series %q, want %q", got, want)
+	}
+	tp := fig.Panels[0].Series[0].Points
+	if tp[0].X != 100 || tp[0].Y != 200 || tp[1].X != 500 || tp[1].Y != 180 {
+		t.Errorf("ours throughput points %v", tp)
+	}
+}

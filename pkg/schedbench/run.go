@@ -1,0 +1,320 @@
+package schedbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+)
+
+// cleanupTimeout bounds the deletion of a run's namespace and inventory in
+// an existing cluster.
+const cleanupTimeout = 5 * time.Minute
+
+// inProcessNamespace holds the pods on an in-process control plane.
+const inProcessNamespace = "dra-bench"
+
+// Run measures every configuration at every size and returns the report.
+// A failed measurement is recorded in its Result (and Result.Failed says
+// so) and the run goes on; an interrupt (ctx) or bad options end it, with
+// the results so far. The report is nil only when the options are invalid.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if err := opts.complete(); err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Tool:      "dra-bench scheduler",
+		Go:        runtime.Version(),
+		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:      runtime.NumCPU(),
+		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Settings: Settings{
+			Shape:         opts.Shape.Name,
+			ShapeDetail:   opts.Shape.Description,
+			Claims:        string(opts.Claims),
+			Warmup:        opts.Warmup,
+			QPS:           opts.QPS,
+			Burst:         opts.Burst,
+			Writers:       opts.Writers,
+			TimeoutNs:     int64(opts.Timeout),
+			Target:        "in-process control plane",
+			SchedulerName: SchedulerName,
+		},
+	}
+	sizes := opts.Sizes
+	if opts.Kubeconfig != "" {
+		rep.Settings.Target = "cluster of " + opts.Kubeconfig
+		if !opts.CreateInventory {
+			// The cluster's own nodes: one size, whatever it is.
+			sizes = []int{0}
+		}
+	}
+	total := len(sizes) * len(opts.Configs)
+	for i, n := range sizes {
+		for j, c := range opts.Configs {
+			label := fmt.Sprintf("[%d/%d] nodes=%d config=%s", i*len(opts.Configs)+j+1, total, n, c)
+			if n == 0 {
+				label = fmt.Sprintf("[%d/%d] config=%s", j+1, total, c)
+			}
+			res, err := opts.runOne(ctx, n, c, label)
+			if err != nil {
+				res.Error = err.Error()
+			}
+			rep.Results = append(rep.Results, res)
+			opts.progress("%s: %s", label, res.summary())
+			if ctx.Err() != nil {
+				rep.fillComparisons()
+				return rep, ctx.Err()
+			}
+		}
+	}
+	rep.fillComparisons()
+	return rep, nil
+}
+
+// summary is the progress line of a finished result.
+func (r Result) summary() string {
+	if msg := r.problem(); msg != "" {
+		return "FAILED: " + msg
+	}
+	return fmt.Sprintf("%d pods bound, %.1f pods/s, p50 %v, p99 %v, scheduler peak RSS %s MiB, CPU %.1fs",
+		r.Bound, r.PodsPerSecond, time.Duration(r.Latency.P50Ns).Round(time.Millisecond),
+		time.Duration(r.Latency.P99Ns).Round(time.Millisecond), fmtMiB(r.SchedulerPeakRSSBytes), r.SchedulerCPUSeconds)
+}
+
+func (o *Options) progress(format string, args ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "dra-bench: "+format+"\n", args...)
+	}
+}
+
+// target is where a run's objects go.
+type target struct {
+	client     kubernetes.Interface
+	kubeconfig string
+	stop       func()
+}
+
+// startTarget starts a control plane, or connects to the existing cluster.
+func (o *Options) startTarget(ctx context.Context) (*target, error) {
+	var config *restclient.Config
+	t := &target{stop: func() {}}
+	if o.Kubeconfig != "" {
+		path, err := filepath.Abs(o.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig %s: %w", o.Kubeconfig, err)
+		}
+		config, err = clientcmd.BuildConfigFromFlags("", path)
+		if err != nil {
+			return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
+		}
+		t.kubeconfig = path
+	} else {
+		cp, err := controlplane.Start(ctx, controlplane.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("start control plane: %w", err)
+		}
+		config, t.kubeconfig, t.stop = cp.Config, cp.Kubeconfig, cp.Stop
+	}
+	config = restclient.CopyConfig(config)
+	// The tool's own writes are not rate-limited on the client side.
+	config.QPS, config.Burst = -1, 0
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		t.stop()
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	t.client = client
+	return t, nil
+}
+
+// runOne measures configuration c at n nodes (0: the existing cluster's).
+func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (res Result, finalErr error) {
+	res = Result{Nodes: n, Config: c}
+	setupStart := time.Now()
+	tgt, err := o.startTarget(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer tgt.stop()
+	client := tgt.client
+	cleanupCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	}
+
+	ns := inProcessNamespace
+	if o.Kubeconfig != "" {
+		ns = o.Namespace + "-" + string(c)
+	}
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return res, fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	if o.Kubeconfig != "" {
+		defer func() {
+			cctx, cancel := cleanupCtx()
+			defer cancel()
+			if err := deleteNamespace(cctx, client, ns); err != nil && finalErr == nil {
+				finalErr = err
+			}
+		}()
+	}
+
+	if n > 0 {
+		cluster := o.Shape.Cluster(n)
+		res.Devices = n * o.Shape.DevicesPerNode
+		if o.Kubeconfig != "" {
+			defer func() {
+				cctx, cancel := cleanupCtx()
+				defer cancel()
+				if err := deleteInventory(cctx, client, cluster, o.Writers); err != nil && finalErr == nil {
+					finalErr = err
+				}
+			}()
+		}
+		if err := createInventory(ctx, client, cluster, o.Writers); err != nil {
+			return res, err
+		}
+	} else {
+		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return res, fmt.Errorf("list nodes: %w", err)
+		}
+		n = len(nodes.Items)
+		res.Nodes = n
+	}
+	warmup := make([]string, o.Warmup)
+	for i := range warmup {
+		warmup[i] = podName("warmup", i)
+	}
+	pods := make([]string, o.podsFor(n))
+	for i := range pods {
+		pods[i] = podName("pod", i)
+	}
+	res.Pods = len(pods)
+	if c.HasClaims() {
+		if err := createClaims(ctx, client, ns, o.Shape, o.Claims, append(warmup, pods...), o.Writers); err != nil {
+			return res, err
+		}
+	}
+	res.SetupNs = int64(time.Since(setupStart))
+	o.progress("%s: set up in %v (%d nodes, %d devices, claims: %s)", label, time.Since(setupStart).Round(time.Millisecond), n, res.Devices, claimsNote(c, o.Claims))
+
+	base := fmt.Sprintf("%s-%d-%s", time.Now().Format("150405"), n, c)
+	cfg, err := SchedulerConfig(c, tgt.kubeconfig, o.QPS, o.Burst)
+	if err != nil {
+		return res, err
+	}
+	cfgPath := filepath.Join(o.LogDir, base+"-scheduler.yaml")
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+		return res, fmt.Errorf("write scheduler configuration: %w", err)
+	}
+	res.SchedulerLog = filepath.Join(o.LogDir, base+"-scheduler.log")
+	schedStart := time.Now()
+	sched, err := startChild(ctx, o.Child, cfgPath, res.SchedulerLog, o.SchedulerFlags)
+	if err != nil {
+		return res, err
+	}
+	defer sched.stop()
+	res.SchedulerStartNs = int64(time.Since(schedStart))
+	o.progress("%s: scheduler ready in %v (pid %d, log %s)", label, time.Since(schedStart).Round(time.Millisecond), sched.cmd.Process.Pid, res.SchedulerLog)
+
+	rec, err := startRecorder(ctx, client, ns)
+	if err != nil {
+		return res, err
+	}
+	defer rec.stop()
+	if len(warmup) > 0 {
+		if err := createPods(ctx, client, rec, ns, warmup, c, o.Claims, o.Writers); err != nil {
+			return res, err
+		}
+		if err := waitBound(ctx, rec, warmup, sched, o.Timeout, o.Stall, o.Progress, label+" warm-up"); err != nil {
+			return res, fmt.Errorf("warm-up: %w", err)
+		}
+		o.progress("%s: %d warm-up pods bound", label, len(warmup))
+	}
+
+	before, err := sched.usage()
+	if err != nil {
+		return res, err
+	}
+	submitStart := time.Now()
+	if err := createPods(ctx, client, rec, ns, pods, c, o.Claims, o.Writers); err != nil {
+		return res, err
+	}
+	res.SubmitNs = int64(time.Since(submitStart))
+	o.progress("%s: %d pods created in %v", label, len(pods), time.Since(submitStart).Round(time.Millisecond))
+	waitErr := waitBound(ctx, rec, pods, sched, o.Timeout, o.Stall, o.Progress, label)
+
+	if !sched.exited() {
+		after, err := sched.usage()
+		if err == nil {
+			res.SchedulerPeakRSSBytes = after.peakRSS
+			res.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
+			res.SchedulerCPUTotalSeconds = after.cpu.Seconds()
+		}
+	}
+	res.WatchRestarts, res.WatchRelists = rec.watchStats()
+	lat, first, last := rec.samples(pods)
+	res.Bound = len(lat)
+	res.Latency = Summarize(lat)
+	if res.Bound > 0 && last.After(first) {
+		span := last.Sub(first)
+		res.SpanNs = int64(span)
+		res.PodsPerSecond = float64(res.Bound) / span.Seconds()
+	}
+
+	cctx, cancel := cleanupCtx()
+	defer cancel()
+	check, err := checkClaims(cctx, client, ns)
+	if err != nil {
+		return res, errors.Join(waitErr, err)
+	}
+	res.Claims, res.ClaimsAllocated, res.DuplicateDevices = check.claims, check.allocated, check.duplicates
+	if check.duplicates > 0 {
+		waitErr = errors.Join(waitErr, errors.New(check.example))
+	}
+	return res, waitErr
+}
+
+func claimsNote(c Config, mode ClaimMode) string {
+	if !c.HasClaims() {
+		return "none"
+	}
+	if mode == ClaimsTemplate {
+		return "one per pod from ResourceClaimTemplate " + templateName
+	}
+	return "one pre-created ResourceClaim per pod"
+}
+
+// deleteNamespace deletes the pods (without grace), then the namespace,
+// and waits until it is gone, so its claims' devices are free again.
+func deleteNamespace(ctx context.Context, client kubernetes.Interface, ns string) error {
+	err := client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete pods in namespace %s: %w", ns, err)
+	}
+	if err := client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete namespace %s: %w", ns, err)
+	}
+	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for namespace %s to be deleted: %w", ns, err)
+	}
+	return nil
+}
