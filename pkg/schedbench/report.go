@@ -86,6 +86,13 @@ type Result struct {
 	SchedulerPeakRSSBytes    int64   `json:"schedulerPeakRSSBytes"`
 	SchedulerCPUSeconds      float64 `json:"schedulerCPUSeconds"`
 	SchedulerCPUTotalSeconds float64 `json:"schedulerCPUTotalSeconds"`
+	// ControlPlaneCPUSeconds is the CPU time of the tool's own process
+	// (the in-process kube-apiserver, etcd, resourceclaim controller and the
+	// tool's clients) and APIWrites the write requests (POST, PUT, PATCH,
+	// APPLY, DELETE) kube-apiserver served, both while the measured pods
+	// were created and scheduled; 0 with --kubeconfig.
+	ControlPlaneCPUSeconds float64 `json:"controlPlaneCPUSeconds"`
+	APIWrites              int64   `json:"apiWrites"`
 	// SetupNs covers control plane (or namespace), inventory and claims;
 	// SchedulerStartNs the scheduler's start until /readyz.
 	SetupNs          int64 `json:"setupNs"`
@@ -155,13 +162,17 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 // to last binding), then the problems of failed results.
 func (rep *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tcontrol plane CPU s\tAPI writes/pod\t")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		writesPerPod := "-"
+		if r.APIWrites > 0 && r.Pods > 0 {
+			writesPerPod = fmt.Sprintf("%.1f", float64(r.APIWrites)/float64(r.Pods))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.Nodes, r.Config, r.Pods, r.Bound, fmtNs(r.SpanNs, r.Bound), fmtFloat(r.PodsPerSecond),
 			fmtNs(r.Latency.P50Ns, r.Bound), fmtNs(r.Latency.P90Ns, r.Bound), fmtNs(r.Latency.P99Ns, r.Bound), fmtNs(r.Latency.MaxNs, r.Bound),
 			fmtRatio(r.RatioVsInTree), fmtPercent(r.PercentOfNoClaims),
-			fmtMiB(r.SchedulerPeakRSSBytes), fmtFloat(r.SchedulerCPUSeconds))
+			fmtMiB(r.SchedulerPeakRSSBytes), fmtFloat(r.SchedulerCPUSeconds), fmtFloat(r.ControlPlaneCPUSeconds), writesPerPod)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

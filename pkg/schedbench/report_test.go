@@ -96,14 +96,25 @@ func TestWriteTable(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"nodes", "config", "time", "pods/s", "p50", "p99", "vs in-tree", "% of no-claims", "sched RSS MiB", "CPU s",
+		"nodes", "config", "time", "pods/s", "p50", "p99", "vs in-tree", "% of no-claims", "sched RSS MiB", "CPU s", "control plane CPU s", "API writes/pod",
 		"1000 nodes, ours: timed out after 1m0s: 40 of 100 pods bound",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	row := "500 ours 100 100 556ms 180 120ms 240ms 360ms 480ms 2.00× 50% 150 1.50"
+	// The 500-node ours row, with control plane CPU and writes per pod.
+	for i := range rep.Results {
+		if r := &rep.Results[i]; r.Nodes == 500 && r.Config == ConfigOurs {
+			r.ControlPlaneCPUSeconds, r.APIWrites = 4.25, 650
+		}
+	}
+	b.Reset()
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	out = b.String()
+	row := "500 ours 100 100 556ms 180 120ms 240ms 360ms 480ms 2.00× 50% 150 1.50 4.25 6.5"
 	found := false
 	for _, line := range strings.Split(out, "\n") {
 		found = found || strings.Join(strings.Fields(line), " ") == row

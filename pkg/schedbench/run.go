@@ -250,6 +250,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	if err != nil {
 		return res, err
 	}
+	loadBefore, loadErr := currentAPILoad()
 	submitStart := time.Now()
 	if err := createPods(ctx, client, rec, ns, pods, c, o.Claims, o.Writers); err != nil {
 		return res, err
@@ -265,6 +266,10 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 			res.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
 			res.SchedulerCPUTotalSeconds = after.cpu.Seconds()
 		}
+	}
+	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil && o.Kubeconfig == "" {
+		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
+		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
 	}
 	res.WatchRestarts, res.WatchRelists = rec.watchStats()
 	lat, first, last := rec.samples(pods)

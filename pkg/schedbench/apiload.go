@@ -1,0 +1,50 @@
+package schedbench
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+
+	"k8s.io/component-base/metrics/legacyregistry"
+)
+
+// apiLoad is what the in-process control plane has done so far: the CPU
+// time of this process (kube-apiserver, etcd, the resourceclaim controller
+// and the tool's own clients) and the write requests kube-apiserver served.
+// Differences over the measured phase show where a configuration's time
+// goes when the scheduler is not the bottleneck.
+type apiLoad struct {
+	cpu    time.Duration
+	writes float64
+}
+
+// writeVerbs are apiserver_request_total's verbs that change objects.
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
+
+// currentAPILoad reads this process' CPU time and kube-apiserver's write
+// count from the process-wide metrics registry the in-process API server
+// registers in.
+func currentAPILoad() (apiLoad, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return apiLoad{}, fmt.Errorf("getrusage: %w", err)
+	}
+	load := apiLoad{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		return apiLoad{}, fmt.Errorf("gather kube-apiserver metrics: %w", err)
+	}
+	for _, f := range families {
+		if f.GetName() != "apiserver_request_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "verb" && writeVerbs[l.GetValue()] {
+					load.writes += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return load, nil
+}
