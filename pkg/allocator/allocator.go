@@ -101,8 +101,7 @@ func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourcea
 
 // run searches and, when claims fit, calls found with the search state.
 func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, found func(*call) error) (bool, error) {
-	logger := klog.FromContext(ctx)
-	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
 		return false, fmt.Errorf("gather pool information: %w", err)
 	}
@@ -110,6 +109,17 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)
 		a.prepared.Store(p)
+	}
+	if q := p.quick; q != nil && ctx.Err() == nil {
+		// Where the claims fit, Allocate still searches for the devices.
+		if s := a.quickSummary(ctx, node, claims, view, id, q); s != nil {
+			if fits, ok := a.quick(q, s, view); ok && (!fits || found == nil) {
+				if fits {
+					return true, nil
+				}
+				return false, a.doesNotFit(ctx, node, s.invalidPools)
+			}
+		}
 	}
 	c := a.newCall(ctx, node, claims, view)
 	defer a.done(c)
@@ -121,13 +131,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		return false, err
 	}
 	if !done {
-		if view.InvalidPools {
-			return false, fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
-		}
-		if v := logger.V(5); v.Enabled() {
-			v.Info("Claims do not fit on node", "node", klog.KObj(node))
-		}
-		return false, nil
+		return false, a.doesNotFit(ctx, node, view.InvalidPools)
 	}
 	if found != nil {
 		if err := found(c); err != nil {
@@ -135,4 +139,16 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		}
 	}
 	return true, nil
+}
+
+// doesNotFit is the outcome for a node where the claims do not fit: an
+// error if the node has invalid pools (one of them might have fitted).
+func (a *Allocator) doesNotFit(ctx context.Context, node *v1.Node, invalidPools bool) error {
+	if invalidPools {
+		return fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
+	}
+	if v := klog.FromContext(ctx).V(5); v.Enabled() {
+		v.Info("Claims do not fit on node", "node", klog.KObj(node))
+	}
+	return nil
 }

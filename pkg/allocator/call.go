@@ -39,6 +39,9 @@ type call struct {
 	orders map[*request][]int
 	// touched lists the pools whose counters this call consumed.
 	touched []inventory.PoolID
+	// spareSets are emptied counter maps of pools no longer kept; zero
+	// values read like absent ones.
+	spareSets []counterSets
 }
 
 // maxSpareLists bounds the spare allocating entries a pooled call keeps.
@@ -54,8 +57,13 @@ func (c *call) takeList() []int {
 	return make([]int, 0, 1)
 }
 
-// maxKeptPools bounds how many pools' counter maps a pooled call keeps.
+// maxKeptPools bounds how many pools' counter maps a pooled call keeps,
+// and how many spare ones.
 const maxKeptPools = 16
+
+// maxSpareSetNames bounds the counter set names a spare map may have
+// collected from earlier pools.
+const maxSpareSetNames = 64
 
 // newCall takes a call from the allocator's pool and resets it; the
 // search's bookkeeping maps keep their storage across calls.
@@ -91,14 +99,20 @@ func (a *Allocator) done(c *call) {
 	// zero values read like absent ones, and reusing the storage keeps the
 	// search allocation-free. Bounded, so that the pools of a large cluster
 	// do not pile up here.
-	if len(c.consumed) > maxKeptPools {
-		clear(c.consumed)
-	} else {
-		for _, id := range c.touched {
-			for _, set := range c.consumed[id] {
-				for name := range set {
-					set[name] = resource.Quantity{}
-				}
+	// Beyond maxKeptPools pools, the touched pools' maps become spares for
+	// the next pools, so that a call per node of a large cluster reuses
+	// storage instead of allocating it.
+	for _, id := range c.touched {
+		sets := c.consumed[id]
+		for _, set := range sets {
+			for name := range set {
+				set[name] = resource.Quantity{}
+			}
+		}
+		if len(c.consumed) > maxKeptPools {
+			delete(c.consumed, id)
+			if len(c.spareSets) < maxKeptPools && len(sets) <= maxSpareSetNames {
+				c.spareSets = append(c.spareSets, sets)
 			}
 		}
 	}

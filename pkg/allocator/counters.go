@@ -86,7 +86,11 @@ func (c *call) reserveCounters(cand candidate) bool {
 	}
 	consumed := c.consumed[cand.pool.ID]
 	if consumed == nil {
-		consumed = counterSets{}
+		if n := len(c.spareSets); n > 0 {
+			consumed, c.spareSets = c.spareSets[n-1], c.spareSets[:n-1]
+		} else {
+			consumed = counterSets{}
+		}
 		c.consumed[cand.pool.ID] = consumed
 	}
 	if !slices.Contains(c.touched, cand.pool.ID) {

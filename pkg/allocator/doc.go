@@ -24,7 +24,15 @@
 //     validation runs once (prepared).
 //   - Per (selector chain, NodeView) the chain's outcome on every candidate
 //     is kept as bit sets — match, failed — shared by all pods asking the
-//     same question about that node (selection).
+//     same question about that node (selection, in the view's memo).
+//   - Per (selector chain, NodeView) a summary — the matches' device
+//     indexes, whether all are plain — sits in a dense per-chain table
+//     indexed by the view's slot (summary). For claims of interchangeable
+//     devices (one chain, ExactCount, at most one matchAttribute, plain
+//     candidates) Fits counts free matches in it instead of searching
+//     (quick.go): the search is exhaustive, so it succeeds exactly when
+//     enough are free. A node check then reads one map slot, one table
+//     entry and a few words, never the device objects.
 //   - Per Allocate call only the search remains: a depth-first search in
 //     upstream's order over the set bits of the request's candidates,
 //     with pooled bookkeeping; a node that cannot fit costs no allocation.

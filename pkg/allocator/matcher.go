@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/dynamic-resource-allocation/cel"
 
@@ -22,6 +23,11 @@ type Matcher struct {
 	// chains numbers selector chains (class and request selectors), so
 	// that per-node caches can key them by a small integer.
 	chains map[string]int
+	// attrs numbers attribute names compared by constraints, for the
+	// same reason.
+	attrs map[string]int
+	// sums holds the quick answer's summaries by chain id (summary.go).
+	sums atomic.Pointer[[]*chainSummaries]
 
 	actMu sync.RWMutex
 	acts  map[int]versionedActivation // by device index
@@ -37,7 +43,7 @@ func NewMatcher(cache *cel.Cache) *Matcher {
 	if cache == nil {
 		cache = cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	}
-	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, chains: map[string]int{}, acts: map[int]versionedActivation{}}
+	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, chains: map[string]int{}, attrs: map[string]int{}, acts: map[int]versionedActivation{}}
 }
 
 type exprResults struct {
@@ -86,6 +92,19 @@ func (m *Matcher) chainID(key string) int {
 	if !ok {
 		id = len(m.chains)
 		m.chains[key] = id
+	}
+	return id
+}
+
+// attrID returns the number of an attribute name, assigning the next one
+// on first use.
+func (m *Matcher) attrID(name string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.attrs[name]
+	if !ok {
+		id = len(m.attrs)
+		m.attrs[name] = id
 	}
 	return id
 }

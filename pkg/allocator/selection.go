@@ -3,7 +3,6 @@ package allocator
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"k8s.io/klog/v2"
 
@@ -76,32 +75,28 @@ func chainKey(r *request, bindingConditions bool) string {
 	return b.String()
 }
 
-type selectionEntry struct {
-	mu  sync.Mutex
-	sel *selection
-}
-
 // selection returns the request's selection on this call's node view. A
 // selection computed while the call's context ended is used by this call
 // only: interrupted evaluations are not a property of the devices.
 func (c *call) selection(r *request) *selection {
+	if s := memoOf(c.view).selection(r.chain); s != nil {
+		return s
+	}
 	if s := c.sels[r]; s != nil {
 		return s
 	}
-	v, ok := c.view.Cache.Load(r.chain)
-	if !ok {
-		v, _ = c.view.Cache.LoadOrStore(r.chain, &selectionEntry{})
+	v := c.view
+	v.MemoMu.Lock()
+	defer v.MemoMu.Unlock()
+	m := memoOf(v)
+	if s := m.selection(r.chain); s != nil {
+		return s
 	}
-	e := v.(*selectionEntry)
-	e.mu.Lock()
-	s := e.sel
-	if s == nil {
-		s = c.computeSelection(r)
-		if c.ctx.Err() == nil {
-			e.sel = s
-		}
+	s := c.computeSelection(r)
+	if c.ctx.Err() == nil {
+		v.Memo.Store(m.withSelection(r.chain, s))
+		return s
 	}
-	e.mu.Unlock()
 	if c.sels == nil {
 		c.sels = map[*request]*selection{}
 	}

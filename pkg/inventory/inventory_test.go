@@ -258,3 +258,34 @@ func TestPoolsCache(t *testing.T) {
 		}
 	})
 }
+
+func TestViewID(t *testing.T) {
+	inv := New()
+	inv.Set(onNode(slice("s1", "d", "p1", 1, 1, "a"), "n1"))
+	n1, n2 := node("n1"), node("n2")
+	opts := Options{PartitionableDevices: true}
+	v1, id1, err := inv.ViewAndID(n1, opts)
+	if err != nil || v1.ID != id1 {
+		t.Fatalf("view ID %v, want %v (err %v)", v1.ID, id1, err)
+	}
+	_, id2, _ := inv.ViewAndID(n2, opts)
+	_, idOther, _ := inv.ViewAndID(n1, Options{})
+	if id2.Slot == id1.Slot || idOther.Slot == id1.Slot || id2.Serial == id1.Serial {
+		t.Fatalf("IDs not distinct: %v %v %v", id1, id2, idOther)
+	}
+	if _, again, _ := inv.ViewAndID(n1, opts); again != id1 {
+		t.Fatalf("cached view: ID %v, want %v", again, id1)
+	}
+	// A rebuilt view keeps its slot and gets a new serial.
+	inv.Set(onNode(slice("s2", "d", "p2", 1, 1, "b"), "n1"))
+	v3, id3, _ := inv.ViewAndID(n1, opts)
+	if v3 == v1 || id3.Slot != id1.Slot || id3.Serial == id1.Serial {
+		t.Fatalf("rebuilt view: ID %v after %v", id3, id1)
+	}
+	// A forgotten node's slot is handed out again.
+	inv.ForgetNode("n1")
+	_, id4, _ := inv.ViewAndID(node("n3"), opts)
+	if id4.Slot != id1.Slot && id4.Slot != idOther.Slot {
+		t.Fatalf("slot %d not reused (freed %d, %d)", id4.Slot, id1.Slot, idOther.Slot)
+	}
+}

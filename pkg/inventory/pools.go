@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -56,12 +57,22 @@ type poolCacheKey struct {
 	opts Options
 }
 
+// slot numbers the option sets, for per-option tables; it must cover every
+// field of Options.
+func (o Options) slot() int {
+	if o.PartitionableDevices {
+		return 1
+	}
+	return 0
+}
+
 type poolCacheEntry struct {
 	generation uint64
 	node       *v1.Node          // the node object the entry was built for
 	labels     map[string]string // and its labels
 	view       *NodeView
 	err        error
+	slot       int32 // the ViewID.Slot of the key's views
 }
 
 // NodeView is what one node may allocate from, in search order.
@@ -74,9 +85,14 @@ type NodeView struct {
 	PoolOf  []int
 	// InvalidPools is set when some pool is invalid.
 	InvalidPools bool
-	// Cache holds what dependents compute per view (the allocator's
+	// ID identifies the view cheaply; see ViewID.
+	ID ViewID
+	// Memo holds what dependents compute per view (the allocator's
 	// selector results over Devices); it lives and dies with the view.
-	Cache sync.Map
+	// Readers load it without locking; writers replace it while holding
+	// MemoMu, never modifying a stored value.
+	Memo   atomic.Value
+	MemoMu sync.Mutex
 }
 
 func newNodeView(pools []*Pool) *NodeView {
@@ -97,20 +113,49 @@ func newNodeView(pools []*Pool) *NodeView {
 	return v
 }
 
+// ViewID identifies a NodeView without touching it: Slot is a small
+// number of the (node, options) pair the view is for, stable while the
+// node is known (dependents index dense tables by it), and Serial is unique
+// to the view among all views of all inventories of the process.
+type ViewID struct {
+	Slot   int32
+	Serial uint64
+}
+
+// viewSerial numbers the views of all inventories, so that a dependent
+// shared by several inventories never confuses their views.
+var viewSerial atomic.Uint64
+
 // poolCache memoizes Pools per node until the inventory or the node's
 // labels change.
 type poolCache struct {
 	mu      sync.RWMutex
 	entries map[poolCacheKey]*poolCacheEntry
-	// byObject finds the entry by the node object it was built for: the
-	// scheduler passes the same object for a node until the node changes,
-	// and a pointer hashes and compares faster than the node's name.
-	byObject map[objectKey]*poolCacheEntry
+	// byObject[opts.slot()] finds the view by the node object it was built
+	// for: the scheduler passes the same object for a node until the node
+	// changes, a pointer hashes faster than the node's name, and the map
+	// slot holds all a hit needs.
+	byObject [2]map[*v1.Node]objectRef
+	// slots counts the slots handed out; freeSlots are slots of forgotten
+	// nodes.
+	slots     int32
+	freeSlots []int32
 }
 
-type objectKey struct {
-	node *v1.Node
-	opts Options
+// objectRef is what a hit by node object returns.
+type objectRef struct {
+	generation uint64
+	view       *NodeView
+	id         ViewID
+	err        error
+}
+
+func (e *poolCacheEntry) ref() objectRef {
+	r := objectRef{generation: e.generation, view: e.view, err: e.err}
+	if e.view != nil {
+		r.id = e.view.ID
+	}
+	return r
 }
 
 // Pools returns the pools that node may allocate from, in search order. The
@@ -127,10 +172,19 @@ func (inv *Inventory) Pools(node *v1.Node, opts Options) ([]*Pool, error) {
 // slice or the node's labels change. The error reports an unparseable node
 // selector.
 func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
+	v, _, err := inv.ViewAndID(node, opts)
+	return v, err
+}
+
+// ViewAndID is View that also returns the view's ID (the zero ID with an
+// error), so that callers can find what they keep per view without
+// reading the view.
+func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID, error) {
+	slot := opts.slot()
 	inv.cache.mu.RLock()
-	if e := inv.cache.byObject[objectKey{node, opts}]; e != nil && e.generation == inv.generation {
+	if r, ok := inv.cache.byObject[slot][node]; ok && r.generation == inv.generation {
 		inv.cache.mu.RUnlock()
-		return e.view, e.err
+		return r.view, r.id, r.err
 	}
 	key := poolCacheKey{node: node.Name, opts: opts}
 	if e := inv.cache.entries[key]; e != nil && e.generation == inv.generation && sameLabels(e.labels, node.Labels) {
@@ -139,12 +193,13 @@ func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 		// by this object from now on.
 		inv.cache.mu.Lock()
 		if inv.cache.entries[key] == e {
-			delete(inv.cache.byObject, objectKey{e.node, opts})
+			delete(inv.cache.byObject[slot], e.node)
 			e.node = node
-			inv.cache.byObject[objectKey{node, opts}] = e
+			inv.cache.byObject[slot][node] = e.ref()
 		}
 		inv.cache.mu.Unlock()
-		return e.view, e.err
+		r := e.ref()
+		return r.view, r.id, r.err
 	}
 	inv.cache.mu.RUnlock()
 
@@ -158,15 +213,32 @@ func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 	defer inv.cache.mu.Unlock()
 	if inv.cache.entries == nil {
 		inv.cache.entries = map[poolCacheKey]*poolCacheEntry{}
-		inv.cache.byObject = map[objectKey]*poolCacheEntry{}
+		for i := range inv.cache.byObject {
+			inv.cache.byObject[i] = map[*v1.Node]objectRef{}
+		}
 	}
+	var id ViewID
 	if old := inv.cache.entries[key]; old != nil {
-		delete(inv.cache.byObject, objectKey{old.node, opts})
+		delete(inv.cache.byObject[slot], old.node)
+		id.Slot = old.slot
+	} else if n := len(inv.cache.freeSlots); n > 0 {
+		id.Slot = inv.cache.freeSlots[n-1]
+		inv.cache.freeSlots = inv.cache.freeSlots[:n-1]
+	} else {
+		id.Slot = inv.cache.slots
+		inv.cache.slots++
 	}
-	e := &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err}
+	id.Serial = viewSerial.Add(1)
+	if view != nil {
+		view.ID = id
+	} else {
+		id = ViewID{}
+	}
+	e := &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err, slot: id.Slot}
 	inv.cache.entries[key] = e
-	inv.cache.byObject[objectKey{node, opts}] = e
-	return view, err
+	r := e.ref()
+	inv.cache.byObject[slot][node] = r
+	return r.view, r.id, r.err
 }
 
 // ForgetNode drops cached state of a node that is gone.
@@ -176,7 +248,8 @@ func (inv *Inventory) ForgetNode(name string) {
 	for key, e := range inv.cache.entries {
 		if key.node == name {
 			delete(inv.cache.entries, key)
-			delete(inv.cache.byObject, objectKey{e.node, key.opts})
+			delete(inv.cache.byObject[key.opts.slot()], e.node)
+			inv.cache.freeSlots = append(inv.cache.freeSlots, e.slot)
 		}
 	}
 }

@@ -1,0 +1,91 @@
+package allocator
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// viewMemo is what the allocator keeps per node view
+// (inventory.NodeView.Memo): the selection of every selector chain asked
+// about the view and the value classes of attributes that matchAttribute
+// constraints compare. It is read without locking on every (pod, node)
+// check, so a lookup touches few cache lines: a short array of chain ids
+// scanned in place instead of a hash map. A stored memo is never
+// modified; writers holding the view's MemoMu store an extended copy.
+type viewMemo struct {
+	chains []int32 // chain ids, parallel to sels
+	sels   []*selection
+	// more holds the selections beyond the first maxMemoScan chains; it
+	// is shared by all later copies.
+	more *sync.Map // chain id -> *selection
+
+	attrs   []int32 // attribute ids, parallel to classes
+	classes []*attrClasses
+}
+
+// maxMemoScan bounds the chains a lookup scans; a view asked about more
+// chains keeps the rest in a map.
+const maxMemoScan = 32
+
+func memoOf(v *inventory.NodeView) *viewMemo {
+	m, _ := v.Memo.Load().(*viewMemo)
+	return m
+}
+
+// selection returns the chain's selection, or nil.
+func (m *viewMemo) selection(chain int) *selection {
+	if m == nil {
+		return nil
+	}
+	if i := slices.Index(m.chains, int32(chain)); i >= 0 {
+		return m.sels[i]
+	}
+	if m.more != nil {
+		if s, ok := m.more.Load(chain); ok {
+			return s.(*selection)
+		}
+	}
+	return nil
+}
+
+// withSelection returns the memo extended by a chain's selection.
+func (m *viewMemo) withSelection(chain int, s *selection) *viewMemo {
+	out := &viewMemo{}
+	if m != nil {
+		*out = *m
+	}
+	if len(out.chains) >= maxMemoScan {
+		if out.more == nil {
+			out.more = &sync.Map{}
+		}
+		out.more.Store(chain, s)
+		return out
+	}
+	out.chains = append(slices.Clip(out.chains), int32(chain))
+	out.sels = append(slices.Clip(out.sels), s)
+	return out
+}
+
+// attrClasses returns the value classes of an attribute, or nil.
+func (m *viewMemo) attrClasses(attr int) *attrClasses {
+	if m == nil {
+		return nil
+	}
+	if i := slices.Index(m.attrs, int32(attr)); i >= 0 {
+		return m.classes[i]
+	}
+	return nil
+}
+
+// withClasses returns the memo extended by an attribute's classes.
+func (m *viewMemo) withClasses(attr int, cl *attrClasses) *viewMemo {
+	out := &viewMemo{}
+	if m != nil {
+		*out = *m
+	}
+	out.attrs = append(slices.Clip(out.attrs), int32(attr))
+	out.classes = append(slices.Clip(out.classes), cl)
+	return out
+}

@@ -1,0 +1,263 @@
+package allocator
+
+import (
+	"context"
+	"strconv"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// Answering Fits without a search.
+//
+// Most pods ask for a few interchangeable devices: every request counts
+// devices of one selector chain, with nothing that makes one candidate
+// different from another — no counters, shares, capacity requests, taints,
+// admin access, subrequests, or constraints other than one matchAttribute.
+// The depth-first search is exhaustive, so for such claims it succeeds
+// exactly when enough candidates are free: the search only ever rejects a
+// plain candidate because it is taken (persisted or in this call) or, for
+// requests a matchAttribute constraint covers, because its value differs
+// from the first covered device's. Hence, with total devices wanted, of
+// which covered are subject to the constraint:
+//
+//	fits  ⇔  free ≥ total  ∧  (covered = 0  ∨  some value class has ≥ covered free)
+//
+// (covered devices come from one class; the others from any free device).
+// The answer costs one pass over the selection's match list and the
+// allocated-device bit set, with no access to device objects. Fits uses it
+// for every node and Allocate for nodes where the claims do not fit; where
+// they fit, Allocate still runs the search, which picks the devices.
+// Whenever a premise fails — a candidate on which the chain failed (its
+// error must surface when the search reaches it), a non-plain candidate,
+// a persisted share of a candidate — the search runs instead.
+
+// quickPlan is the node-independent part of the quick answer, decided once
+// per prepared set of claims; nil when the claims do not qualify.
+type quickPlan struct {
+	// req is one of the requests; all share its selector chain.
+	req *request
+	// total devices all claims take; covered of them by the constraint.
+	total, covered int
+	// constrained is set when one matchAttribute constraint exists; attr
+	// numbers its attribute name in the matcher.
+	constrained bool
+	attr        int
+	attrName    resourceapi.FullyQualifiedName
+	// sums are the summaries of the requests' chain.
+	sums *chainSummaries
+}
+
+// planQuick decides whether the prepared claims qualify for the quick
+// answer.
+func (a *Allocator) planQuick(p *prepared) *quickPlan {
+	if p.err != nil {
+		return nil
+	}
+	q := &quickPlan{}
+	for ci, reqs := range p.requests {
+		claimTotal := 0
+		for _, alts := range reqs {
+			if len(alts) != 1 {
+				return nil
+			}
+			r := alts[0]
+			if r.hasSubs || r.mode != resourceapi.DeviceAllocationModeExactCount || r.adminAccess || r.capacity != nil ||
+				r.numDevices < 0 || r.numDevices > resourceapi.AllocationResultsMaxSize {
+				return nil
+			}
+			if q.req == nil {
+				q.req = r
+			} else if r.chain != q.req.chain {
+				return nil
+			}
+			claimTotal += r.numDevices
+		}
+		// Larger claims fail in prepare, or make the search try
+		// alternatives.
+		if claimTotal > resourceapi.AllocationResultsMaxSize {
+			return nil
+		}
+		q.total += claimTotal
+		for _, con := range p.claims[ci].Spec.Devices.Constraints {
+			if con.MatchAttribute == nil || q.constrained {
+				return nil
+			}
+			q.constrained, q.attrName = true, *con.MatchAttribute
+			for _, alts := range reqs {
+				if subjects(con.Requests).covers(alts[0].base, "") {
+					q.covered += alts[0].numDevices
+				}
+			}
+		}
+	}
+	if q.req == nil {
+		return nil
+	}
+	if q.constrained {
+		q.attr = a.matcher.attrID(string(q.attrName))
+	}
+	q.sums = a.matcher.summaries(q.req.chain)
+	return q
+}
+
+// isPlain reports a device that the search accepts whenever it is a free
+// candidate of an unconstrained plain request (see tryDevice and
+// capacityFits).
+func isPlain(d *inventory.Device) bool {
+	spec := d.Spec
+	return len(spec.ConsumesCounters) == 0 && !ptr.Deref(spec.AllowMultipleAllocations, false) &&
+		len(spec.Taints) == 0 && d.PlainCapacity
+}
+
+// quickSummary returns the summary of the plan's selection on the view,
+// computing the selection on first use; nil when it cannot be kept (the
+// context ended while evaluating).
+func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim,
+	view *inventory.NodeView, id inventory.ViewID, q *quickPlan) *summary {
+	if s := q.sums.lookup(id); s != nil {
+		return s
+	}
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
+	sel := c.selection(q.req)
+	if memoOf(view).selection(q.req.chain) != sel {
+		return nil
+	}
+	return q.sums.store(view, sel)
+}
+
+// quick answers whether the claims fit on the summarized view; ok is
+// false when it cannot tell and the search must run.
+func (a *Allocator) quick(q *quickPlan, s *summary, view *inventory.NodeView) (fits, ok bool) {
+	if !s.plain {
+		return false, false
+	}
+	st := a.state
+	capacity := a.features.ConsumableCapacity
+	need := q.total
+	if q.covered == 0 {
+		if need == 0 {
+			return true, true
+		}
+		for _, i := range s.idx {
+			if st.dedicated.Has(int(i)) {
+				continue
+			}
+			if capacity && st.shared.Has(int(i)) {
+				// Persisted consumption: capacityFits decides.
+				return false, false
+			}
+			if need--; need == 0 {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	cl := attrClassesOf(view, q)
+	if cl.of == nil {
+		return false, false
+	}
+	var counts [maxClasses]int32
+	free, best := 0, 0
+	for k, i := range s.idx {
+		if st.dedicated.Has(int(i)) {
+			continue
+		}
+		if capacity && st.shared.Has(int(i)) {
+			return false, false
+		}
+		free++
+		if x := cl.of[s.pos[k]]; x >= 0 {
+			counts[x]++
+			best = max(best, int(counts[x]))
+		}
+		if free >= need && best >= q.covered {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// maxClasses bounds the value classes the quick answer counts; a view
+// with more distinct values of the attribute is searched.
+const maxClasses = 64
+
+// attrClasses groups a view's devices by the value of one attribute, as
+// matchConstraint compares them: devices in one class may all join.
+type attrClasses struct {
+	// of is the class by view position, -1 for devices without the
+	// attribute; nil when the view does not qualify (too many values, or
+	// a value that is not exactly one scalar).
+	of []int8
+}
+
+// attrClassesOf returns the view's classes for the plan's attribute,
+// computing them on first use.
+func attrClassesOf(v *inventory.NodeView, q *quickPlan) *attrClasses {
+	if cl := memoOf(v).attrClasses(q.attr); cl != nil {
+		return cl
+	}
+	v.MemoMu.Lock()
+	defer v.MemoMu.Unlock()
+	m := memoOf(v)
+	if cl := m.attrClasses(q.attr); cl != nil {
+		return cl
+	}
+	cl := newAttrClasses(v, q.attrName)
+	v.Memo.Store(m.withClasses(q.attr, cl))
+	return cl
+}
+
+func newAttrClasses(v *inventory.NodeView, name resourceapi.FullyQualifiedName) *attrClasses {
+	of := make([]int8, len(v.Devices))
+	ids := map[string]int8{}
+	for i, d := range v.Devices {
+		attr, found := lookupAttribute(d, name)
+		if !found {
+			of[i] = -1
+			continue
+		}
+		key, ok := scalarKey(&attr)
+		if !ok {
+			return &attrClasses{}
+		}
+		id, seen := ids[key]
+		if !seen {
+			if len(ids) == maxClasses {
+				return &attrClasses{}
+			}
+			id = int8(len(ids))
+			ids[key] = id
+		}
+		of[i] = id
+	}
+	return &attrClasses{of: of}
+}
+
+// scalarKey renders an attribute holding exactly one scalar so that two
+// attributes have the same key exactly when sameScalar reports them the
+// same. ok is false for any other attribute (sameScalar is not an
+// equivalence on them).
+func scalarKey(a *resourceapi.DeviceAttribute) (key string, ok bool) {
+	n := 0
+	switch {
+	case a.StringValue != nil:
+		key = "s" + *a.StringValue
+	case a.IntValue != nil:
+		key = "i" + strconv.FormatInt(*a.IntValue, 10)
+	case a.BoolValue != nil:
+		key = "b" + strconv.FormatBool(*a.BoolValue)
+	case a.VersionValue != nil:
+		key = "v" + *a.VersionValue
+	}
+	for _, set := range []bool{a.StringValue != nil, a.IntValue != nil, a.BoolValue != nil, a.VersionValue != nil} {
+		if set {
+			n++
+		}
+	}
+	return key, n == 1
+}

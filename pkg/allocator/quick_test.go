@@ -1,0 +1,142 @@
+package allocator_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// TestQuickFitsRandom compares Fits and Allocate with upstream on cases
+// shaped for the quick answer (quick.go): interchangeable devices, requests
+// of one selector chain, at most one matchAttribute constraint, random
+// occupancy — and near misses of that shape (two chains, a distinct
+// constraint, two constraints), which must take the search.
+func TestQuickFitsRandom(t *testing.T) {
+	n := envInt(t, "DRA_QUICK_CASES", 400)
+	first := envInt(t, "DRA_QUICK_SEED", 1)
+	attrs := []string{
+		"resource.kubernetes.io/pciRoot", inventorygen.DriverSchedulerPerf + "/pciRoot", inventorygen.DriverSchedulerPerf + "/sriov",
+		inventorygen.DriverSchedulerPerf + "/driverVersion", inventorygen.DriverSchedulerPerf + "/model", "example.com/missing",
+	}
+	selectors := []string{
+		"", `device.attributes["test-driver.cdi.k8s.io"].model == "B60"`,
+		`device.attributes["resource.kubernetes.io"].pciRoot == "pci0000:01"`,
+	}
+	before := quickNodes.Load()
+	for seed := first; seed < first+n; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		c := inventorygen.SchedulerPerf(1+rng.IntN(4), 1+rng.IntN(8))
+		var alloc inventorygen.Allocated
+		occupancy := rng.Float64()
+		for _, d := range c.Devices() {
+			if rng.Float64() < occupancy {
+				alloc.Devices = append(alloc.Devices, d)
+			}
+		}
+		sel := selectors[rng.IntN(len(selectors))]
+		var claims []*resourceapi.ResourceClaim
+		for ci := range 1 + rng.IntN(2) {
+			var reqs []resourceapi.DeviceRequest
+			var names []string
+			for ri := range 1 + rng.IntN(3) {
+				name := fmt.Sprintf("req-%d", ri)
+				s := sel
+				if rng.IntN(10) == 0 {
+					s = selectors[rng.IntN(len(selectors))]
+				}
+				var ss []string
+				if s != "" {
+					ss = []string{s}
+				}
+				reqs = append(reqs, inventorygen.ExactRequest(name, inventorygen.ClassSchedulerPerf, int64(rng.IntN(4)), ss...))
+				if rng.IntN(2) == 0 {
+					names = append(names, name)
+				}
+			}
+			claim := inventorygen.NewClaim(fmt.Sprintf("claim-%d", ci), reqs...)
+			for range rng.IntN(3) {
+				attr := resourceapi.FullyQualifiedName(attrs[rng.IntN(len(attrs))])
+				con := resourceapi.DeviceConstraint{Requests: names, MatchAttribute: &attr}
+				if rng.IntN(5) == 0 {
+					con.MatchAttribute, con.DistinctAttribute = nil, &attr
+				}
+				claim.Spec.Devices.Constraints = append(claim.Spec.Devices.Constraints, con)
+			}
+			claims = append(claims, claim)
+		}
+		tc := diffCase{
+			features: defaultFeatures,
+			state:    alloc.State(),
+			classes:  c.ClassLister(),
+			slices:   c.Slices,
+			claims:   claims,
+			nodes:    c.Nodes,
+		}
+		if diffs := compare(t.Context(), tc); len(diffs) > 0 {
+			t.Fatalf("seed %d differs from upstream:\n%s", seed, strings.Join(diffs, "\n"))
+		}
+	}
+	quick := quickNodes.Load() - before
+	t.Logf("%d cases, seeds %d..%d: Fits answered %d nodes without a search", n, first, first+n-1, quick)
+	if n >= 100 && quick == 0 {
+		t.Error("no node was answered without a search")
+	}
+}
+
+// TestQuickFitsFollowsChanges keeps one inventory and matcher, as the
+// scheduler does, while slices change and devices get allocated: the
+// quick answers kept per view must follow, agreeing with a fresh
+// allocator's Allocate every time.
+func TestQuickFitsFollowsChanges(t *testing.T) {
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(3, 4))
+	c := inventorygen.SchedulerPerf(3, 4)
+	inv := inventory.New()
+	for _, s := range c.Slices {
+		inv.Set(s)
+	}
+	matcher := allocator.NewMatcher(nil)
+	claims := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", inventorygen.ClassSchedulerPerf, 2,
+		`device.attributes["test-driver.cdi.k8s.io"].model == "B60"`)}
+	current := slices.Clone(c.Slices)
+	for step := range 200 {
+		if rng.IntN(3) == 0 {
+			// Republish a node's slice with another device count and models.
+			i := rng.IntN(len(current))
+			s := c.Slices[i].DeepCopy()
+			s.Spec.Devices = s.Spec.Devices[:rng.IntN(len(c.Slices[i].Spec.Devices)+1)]
+			for j := range s.Spec.Devices {
+				if rng.IntN(2) == 0 {
+					model := "other"
+					s.Spec.Devices[j].Attributes["model"] = resourceapi.DeviceAttribute{StringValue: &model}
+				}
+			}
+			current[i] = s
+			inv.Set(s)
+		}
+		var alloc inventorygen.Allocated
+		for _, d := range c.Devices() {
+			if rng.IntN(3) == 0 {
+				alloc.Devices = append(alloc.Devices, d)
+			}
+		}
+		state := alloc.State()
+		kept := allocator.NewWithState(defaultFeatures, allocator.NewState(inv, state), c.ClassLister(), inv, matcher, allocator.FirstFit)
+		fresh, _ := allocator.NewAllocator(ctx, defaultFeatures, state, c.ClassLister(), current, nil)
+		for _, n := range c.Nodes {
+			fits, err := kept.Fits(ctx, n, claims)
+			res, ferr := fresh.Allocate(ctx, n, claims)
+			if err != nil || ferr != nil || fits != (res != nil) {
+				t.Fatalf("step %d, node %s: Fits %v (%v), fresh Allocate %v (%v)", step, n.Name, fits, err, res != nil, ferr)
+			}
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package allocator
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// summary is what the quick answer (quick.go) needs of one selection: the
+// matches as inventory indexes and view positions, and whether they are
+// all plain. Summaries live in dense per-chain tables indexed by view slot
+// and are carved from per-chain slabs, so that checking node after node
+// reads adjacent memory instead of chasing the view, its memo and the
+// selection's bit sets for every node.
+type summary struct {
+	// serial is the ID.Serial of the view the summary is for.
+	serial uint64
+	// plain: no candidate failed and every match is plain (isPlain).
+	plain bool
+	// invalidPools copies the view's InvalidPools.
+	invalidPools bool
+	// idx and pos are the inventory indexes and view positions of the
+	// matches, in search order.
+	idx, pos []int32
+}
+
+// chainSummaries holds one selector chain's summaries by view slot.
+// Readers load without locking; writers hold mu.
+type chainSummaries struct {
+	slots atomic.Pointer[[]atomic.Pointer[summary]]
+
+	mu   sync.Mutex
+	slab []summary
+	ints []int32
+}
+
+// Slab sizes: summaries and index words are allocated this many at a time.
+const (
+	summarySlab = 256
+	intSlab     = 4096
+)
+
+// summaries returns the chain's table, creating it on first use.
+func (m *Matcher) summaries(chain int) *chainSummaries {
+	if t := m.sums.Load(); t != nil && chain < len(*t) && (*t)[chain] != nil {
+		return (*t)[chain]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cur []*chainSummaries
+	if t := m.sums.Load(); t != nil {
+		cur = *t
+	}
+	if chain < len(cur) && cur[chain] != nil {
+		return cur[chain]
+	}
+	next := make([]*chainSummaries, max(len(cur), chain+1))
+	copy(next, cur)
+	next[chain] = &chainSummaries{}
+	m.sums.Store(&next)
+	return next[chain]
+}
+
+// lookup returns the summary for the view with that ID, or nil.
+func (cs *chainSummaries) lookup(id inventory.ViewID) *summary {
+	t := cs.slots.Load()
+	if t == nil || int(id.Slot) >= len(*t) {
+		return nil
+	}
+	s := (*t)[id.Slot].Load()
+	if s == nil || s.serial != id.Serial {
+		return nil
+	}
+	return s
+}
+
+// store summarizes the chain's selection on view and keeps the summary.
+func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summary {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.slab) == 0 {
+		cs.slab = make([]summary, summarySlab)
+	}
+	s := &cs.slab[0]
+	cs.slab = cs.slab[1:]
+	n := sel.match.Count()
+	*s = summary{serial: view.ID.Serial, plain: !sel.failed.Any(), invalidPools: view.InvalidPools,
+		idx: cs.take(n), pos: cs.take(n)}
+	for i := range sel.match.All() {
+		d := view.Devices[i]
+		s.idx = append(s.idx, int32(d.Index))
+		s.pos = append(s.pos, int32(i))
+		if !isPlain(d) {
+			s.plain = false
+		}
+	}
+	t := cs.slots.Load()
+	if t == nil || int(view.ID.Slot) >= len(*t) {
+		var cur []atomic.Pointer[summary]
+		if t != nil {
+			cur = *t
+		}
+		next := make([]atomic.Pointer[summary], max(2*len(cur), int(view.ID.Slot)+1, 64))
+		for i := range cur {
+			next[i].Store(cur[i].Load())
+		}
+		cs.slots.Store(&next)
+		t = &next
+	}
+	(*t)[view.ID.Slot].Store(s)
+	return s
+}
+
+// take returns an empty slice with room for n words from the slab.
+func (cs *chainSummaries) take(n int) []int32 {
+	if n > intSlab/4 {
+		return make([]int32, 0, n)
+	}
+	if cap(cs.ints)-len(cs.ints) < n {
+		cs.ints = make([]int32, 0, intSlab)
+	}
+	start := len(cs.ints)
+	cs.ints = cs.ints[:start+n]
+	return cs.ints[start : start : start+n]
+}
