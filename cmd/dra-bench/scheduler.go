@@ -64,6 +64,10 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keepLogs, "keep-logs", false, "keep the temporary log directory after a successful run")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity of the in-process control plane (in the log directory)")
+	fs.Func("scheduler-flag", "an extra dra-scheduler command-line flag for every run (repeatable), e.g. --scheduler-flag=--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/* to take CPU profiles from /debug/pprof on its secure port", func(v string) error {
+		f.opts.SchedulerFlags = append(f.opts.SchedulerFlags, v)
+		return nil
+	})
 }
 
 func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -59,13 +59,19 @@ func (pl *DRAAllocator) isSchedulableAfterClaimChange(logger klog.Logger, pod *v
 		}
 		return fwk.QueueSkip, nil
 	}
+	deallocated := oldClaim != nil && oldClaim.Status.Allocation != nil && newClaim.Status.Allocation == nil
+	if !deallocated && !mayReference(pod, newClaim) {
+		// Cheap and common: the hint runs for every waiting pod on every
+		// claim event, and most claims are other pods'.
+		return fwk.QueueSkip, nil
+	}
 	claims, err := pl.podClaims(pod)
 	if err != nil {
 		// Still missing a claim: not schedulable yet.
 		logger.V(6).Info("Pod still not schedulable after claim change", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim), "reason", err.Error())
 		return fwk.QueueSkip, nil
 	}
-	if oldClaim != nil && oldClaim.Status.Allocation != nil && newClaim.Status.Allocation == nil {
+	if deallocated {
 		logger.V(6).Info("Claim deallocated", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim))
 		return fwk.Queue, nil
 	}
@@ -89,6 +95,31 @@ func (pl *DRAAllocator) isSchedulableAfterClaimChange(logger klog.Logger, pod *v
 	}
 	logger.V(5).Info("Status of claim for pod changed", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(newClaim))
 	return fwk.Queue, nil
+}
+
+// mayReference reports whether pod can use claim: it names the claim, its
+// status names it as generated from a template, or the claim is owned by
+// the pod. When it cannot, podClaims cannot resolve to the claim either.
+func mayReference(pod *v1.Pod, claim *resourceapi.ResourceClaim) bool {
+	if claim.Namespace != pod.Namespace {
+		return false
+	}
+	for _, rc := range pod.Spec.ResourceClaims {
+		if rc.ResourceClaimName != nil && *rc.ResourceClaimName == claim.Name {
+			return true
+		}
+	}
+	for _, st := range pod.Status.ResourceClaimStatuses {
+		if st.ResourceClaimName != nil && *st.ResourceClaimName == claim.Name {
+			return true
+		}
+	}
+	for _, ref := range claim.OwnerReferences {
+		if ref.UID == pod.UID {
+			return true
+		}
+	}
+	return false
 }
 
 // isSchedulableAfterPodUpdate queues the pod once all its claims exist.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
@@ -259,6 +260,14 @@ func TestIsSchedulableAfterClaimChange(t *testing.T) {
 	mineWithFinalizer := mine.DeepCopy()
 	mineWithFinalizer.Finalizers = []string{"driver.example.com/finalizer"}
 	podClaims := map[string]*resourceapi.ResourceClaim{"ns/mine": mine, "ns/other": other}
+	inOtherNamespace := mine.DeepCopy()
+	inOtherNamespace.Namespace = "elsewhere"
+	fromTemplate := objects.MakePod("t", "ns").ClaimFromTemplate("gpu", "template").Obj()
+	fromTemplate.UID = "t-uid"
+	fromTemplate.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: ptr.To("t-gpu-x1")}}
+	generated := claim("t-gpu-x1", false)
+	generated.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "t", UID: "t-uid", Controller: ptr.To(true)}}
+	templateClaims := map[string]*resourceapi.ResourceClaim{"ns/t-gpu-x1": generated}
 
 	for _, tc := range []struct {
 		name string
@@ -282,6 +291,10 @@ func TestIsSchedulableAfterClaimChange(t *testing.T) {
 		{"the pod's claim changing status queues it", pod, podClaims, mine, mineAllocated, fwk.Queue, false},
 		{"the pod's claim changing without a status change does not", pod, podClaims, mine, mineWithFinalizer, fwk.QueueSkip, false},
 		{"another claim changing status does not", pod, podClaims, other, otherAllocated, fwk.QueueSkip, false},
+		{"another claim appearing is judged without looking up the pod's claims", pod, nil, nil, other, fwk.QueueSkip, false},
+		{"another claim changing status is judged without looking up the pod's claims", pod, nil, other, otherAllocated, fwk.QueueSkip, false},
+		{"a claim in another namespace with the same name is not the pod's", pod, nil, nil, inOtherNamespace, fwk.QueueSkip, false},
+		{"the pod's template claim appearing queues it", fromTemplate, templateClaims, nil, generated, fwk.Queue, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl := &DRAAllocator{}
