@@ -83,14 +83,8 @@ func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	f.register(fs)
 	fs.Usage = func() { schedulerUsage(fs) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if err := f.complete(); err != nil {
 		return usageError{err}

@@ -85,26 +85,21 @@ func (m *Matcher) expr(expression string) *exprResults {
 
 // chainID returns the number of a selector chain key, assigning the next
 // one on first use.
-func (m *Matcher) chainID(key string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	id, ok := m.chains[key]
-	if !ok {
-		id = len(m.chains)
-		m.chains[key] = id
-	}
-	return id
-}
+func (m *Matcher) chainID(key string) int { return m.number(m.chains, key) }
 
 // attrID returns the number of an attribute name, assigning the next one
 // on first use.
-func (m *Matcher) attrID(name string) int {
+func (m *Matcher) attrID(name string) int { return m.number(m.attrs, name) }
+
+// number returns key's number in ids (one of the matcher's interning
+// tables), assigning the next one on first use.
+func (m *Matcher) number(ids map[string]int, key string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id, ok := m.attrs[name]
+	id, ok := ids[key]
 	if !ok {
-		id = len(m.attrs)
-		m.attrs[name] = id
+		id = len(ids)
+		ids[key] = id
 	}
 	return id
 }
