@@ -110,14 +110,18 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		p = a.prepareClaims(claims)
 		a.prepared.Store(p)
 	}
+	// picked is the summary from which pick may take the devices.
+	var picked *summary
 	if q := p.quick; q != nil && ctx.Err() == nil {
-		// Where the claims fit, Allocate still searches for the devices.
 		if s := a.quickSummary(ctx, node, claims, view, id, q); s != nil {
-			if fits, ok := a.quick(q, s, view); ok && (!fits || found == nil) {
-				if fits {
+			if fits, ok := a.quick(q, s, view); ok {
+				switch {
+				case !fits:
+					return false, a.doesNotFit(ctx, node, s.invalidPools)
+				case found == nil:
 					return true, nil
 				}
-				return false, a.doesNotFit(ctx, node, s.invalidPools)
+				picked = s
 			}
 		}
 	}
@@ -126,9 +130,12 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if err := c.prepare(p); err != nil {
 		return false, err
 	}
-	done, err := c.step(position{}, false, 0)
-	if err != nil {
-		return false, err
+	done := picked != nil && c.pick(p.quick, picked)
+	if !done {
+		var err error
+		if done, err = c.step(position{}, false, 0); err != nil {
+			return false, err
+		}
 	}
 	if !done {
 		return false, a.doesNotFit(ctx, node, view.InvalidPools)

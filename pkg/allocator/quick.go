@@ -28,9 +28,9 @@ import (
 //
 // (covered devices come from one class; the others from any free device).
 // The answer costs one pass over the selection's match list and the
-// allocated-device bit set, with no access to device objects. Fits uses it
-// for every node and Allocate for nodes where the claims do not fit; where
-// they fit, Allocate still runs the search, which picks the devices.
+// allocated-device bit set, with no access to device objects. Fits and
+// Allocate use it for every node; where the claims fit, Allocate takes the
+// devices with pick (below) instead of searching for them.
 // Whenever a premise fails — a candidate on which the chain failed (its
 // error must surface when the search reaches it), a non-plain candidate,
 // a persisted share of a candidate — the search runs instead.
@@ -260,4 +260,84 @@ func scalarKey(a *resourceapi.DeviceAttribute) (key string, ok bool) {
 		}
 	}
 	return key, n == 1
+}
+
+// Picking without a search.
+//
+// Where the quick answer says the claims fit, FirstFit's search would
+// take, for unconstrained claims, the first free matches in search order:
+// every plain candidate is accepted, so nothing is ever undone, and each
+// request continues where the previous one stopped. With one matchAttribute
+// covering every device, the search settles on the class of the first
+// free match whose class has enough free matches (an earlier device of a
+// class without enough is undone) and takes that class's first free
+// matches. pick reproduces exactly that, so Allocate on a fitting node
+// does not search either; the differential tests hold it to upstream.
+
+// pick fills the prepared call's results as FirstFit's search would for a
+// plan the quick answer found fitting; false (with nothing filled) when it
+// cannot tell and the search must run.
+func (c *call) pick(q *quickPlan, s *summary) bool {
+	if c.a.policy != FirstFit || !s.plain || (q.covered > 0 && q.covered != q.total) {
+		return false
+	}
+	st := c.a.state
+	capacity := c.a.features.ConsumableCapacity
+	var of []int8
+	want := int8(-1)
+	if q.covered > 0 {
+		cl := attrClassesOf(c.view, q)
+		if cl.of == nil {
+			return false
+		}
+		of = cl.of
+		var counts [maxClasses]int32
+		for k, i := range s.idx {
+			if st.dedicated.Has(int(i)) {
+				continue
+			}
+			if capacity && st.shared.Has(int(i)) {
+				return false
+			}
+			if x := of[s.pos[k]]; x >= 0 {
+				counts[x]++
+			}
+		}
+		for k, i := range s.idx {
+			if x := of[s.pos[k]]; x >= 0 && !st.dedicated.Has(int(i)) && int(counts[x]) >= q.covered {
+				want = x
+				break
+			}
+		}
+		if want < 0 {
+			return false
+		}
+	}
+	k := 0
+	for _, cs := range c.claimStates {
+		for _, alts := range cs.requests {
+			r := alts[0]
+			for n := 0; n < r.numDevices; n++ {
+				for ; k < len(s.idx); k++ {
+					i := int(s.idx[k])
+					if st.dedicated.Has(i) || (want >= 0 && of[s.pos[k]] != want) {
+						continue
+					}
+					if capacity && st.shared.Has(i) {
+						k = len(s.idx)
+					}
+					break
+				}
+				if k == len(s.idx) {
+					for _, cs := range c.claimStates {
+						cs.results = cs.results[:0]
+					}
+					return false
+				}
+				cs.results = append(cs.results, deviceResult{req: r, cand: c.cand(int(s.pos[k]))})
+				k++
+			}
+		}
+	}
+	return true
 }
