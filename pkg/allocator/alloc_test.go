@@ -3,6 +3,7 @@ package allocator_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"k8s.io/dynamic-resource-allocation/cel"
 
@@ -32,6 +33,9 @@ func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
 			}
 			if n := testing.AllocsPerRun(50, func() { _, _ = a.Allocate(ctx, node, claims) }); n != 0 {
 				t.Errorf("%v allocations per check of a full node, want 0", n)
+			}
+			if n := testing.AllocsPerRun(50, func() { _, _ = a.FitsWithin(ctx, node, claims, time.Minute) }); n != 0 {
+				t.Errorf("%v allocations per FitsWithin on a full node, want 0", n)
 			}
 		})
 	}

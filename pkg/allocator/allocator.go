@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -87,7 +88,7 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 		var err error
 		results, err = c.results()
 		return err
-	})
+	}, 0)
 	return results, err
 }
 
@@ -96,11 +97,23 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 // needs only the answer for most nodes, and then never allocates memory.
 // For the same inputs, a later Allocate finds exactly what Fits found.
 func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (bool, error) {
-	return a.run(ctx, node, claims, nil)
+	return a.run(ctx, node, claims, nil, 0)
+}
+
+// FitsWithin is Fits with a time limit, upstream's filter timeout: when
+// the answer takes longer than timeout (evaluating selectors, searching),
+// it fails with an error wrapping context.DeadlineExceeded. Answers from a
+// summary are bounded by the node's device count and are never timed, so
+// the common case costs no timer. timeout 0 means none.
+func (a *Allocator) FitsWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, timeout time.Duration) (bool, error) {
+	return a.run(ctx, node, claims, nil, timeout)
 }
 
 // run searches and, when claims fit, calls found with the search state.
-func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, found func(*call) error) (bool, error) {
+// timeout, if positive, limits the work other than a summary's answer:
+// computing a selection through a context, the search through a deadline
+// it checks between steps.
+func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, found func(*call) error, timeout time.Duration) (bool, error) {
 	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
 		return false, fmt.Errorf("gather pool information: %w", err)
@@ -110,10 +123,18 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		p = a.prepareClaims(claims)
 		a.prepared.Store(p)
 	}
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
 	// picked is the summary from which pick may take the devices.
 	var picked *summary
 	if q := p.quick; q != nil && ctx.Err() == nil {
-		if s := a.quickSummary(ctx, node, claims, view, id, q); s != nil {
+		s := q.sums.lookup(id)
+		if s == nil {
+			s = a.summarize(ctx, node, claims, view, id, q, deadline)
+		}
+		if s != nil {
 			if fits, ok := a.quick(q, s, view); ok {
 				switch {
 				case !fits:
@@ -127,6 +148,8 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	}
 	c := a.newCall(ctx, node, claims, view)
 	defer a.done(c)
+	// A deadline the search checks costs no timer.
+	c.deadline = deadline
 	if err := c.prepare(p); err != nil {
 		return false, err
 	}
@@ -146,6 +169,18 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		}
 	}
 	return true, nil
+}
+
+// summarize is quickSummary within the deadline, if one is set: computing
+// the selection evaluates selectors, which a context interrupts.
+func (a *Allocator) summarize(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim,
+	view *inventory.NodeView, id inventory.ViewID, q *quickPlan, deadline time.Time) *summary {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	return a.quickSummary(ctx, node, claims, view, id, q)
 }
 
 // doesNotFit is the outcome for a node where the claims do not fit: an

@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"context"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -18,6 +19,10 @@ type call struct {
 	node   *v1.Node
 	claims []*resourceapi.ResourceClaim
 	view   *inventory.NodeView
+	// deadline, if set, ends the search with context.DeadlineExceeded;
+	// steps counts the search's steps.
+	deadline time.Time
+	steps    int
 
 	claimStates []*claimState
 
@@ -128,7 +133,7 @@ func (a *Allocator) done(c *call) {
 	}
 	c.spare = append(c.spare, c.claimStates...)
 	c.claimStates = c.claimStates[:0]
-	c.ctx, c.a, c.node, c.claims, c.view = nil, nil, nil, nil, nil
+	c.ctx, c.a, c.node, c.claims, c.view, c.deadline, c.steps = nil, nil, nil, nil, nil, time.Time{}, 0
 	a.calls.Put(c)
 }
 

@@ -1,11 +1,14 @@
 package allocator_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -139,4 +142,52 @@ func TestQuickFitsFollowsChanges(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFitsWithinTimesOnlyUnboundedWork checks upstream's filter timeout as
+// FitsWithin applies it: evaluating selectors and searching fail once the
+// time is up, while an answer read off a kept summary, bounded by the
+// node's devices, needs no timer and cannot time out.
+func TestFitsWithinTimesOnlyUnboundedWork(t *testing.T) {
+	ctx := t.Context()
+	c := inventorygen.SchedulerPerf(2, 4)
+	inv := inventory.New()
+	for _, s := range c.Slices {
+		inv.Set(s)
+	}
+	matcher := allocator.NewMatcher(nil)
+	state := allocator.NewState(inv, inventorygen.Allocated{}.State())
+	newAlloc := func() *allocator.Allocator {
+		return allocator.NewWithState(defaultFeatures, state, c.ClassLister(), inv, matcher, allocator.FirstFit)
+	}
+	plain := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("plain", inventorygen.ClassSchedulerPerf, 2)}
+	distinct := inventorygen.ExactClaim("distinct", inventorygen.ClassSchedulerPerf, 2)
+	attr := resourceapi.FullyQualifiedName(inventorygen.DriverSchedulerPerf + "/model")
+	distinct.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{DistinctAttribute: &attr}}
+	searched := []*resourceapi.ResourceClaim{distinct}
+	node := c.Nodes[0]
+	const expired = time.Nanosecond
+
+	for name, claims := range map[string][]*resourceapi.ResourceClaim{"a claim the quick answer cannot take": searched, "a claim on a node not yet summarized": plain} {
+		t.Run("fails with DeadlineExceeded for "+name, func(t *testing.T) {
+			fits, err := newAlloc().FitsWithin(ctx, node, claims, expired)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("FitsWithin(%v) = %v, %v; want an error wrapping context.DeadlineExceeded", expired, fits, err)
+			}
+		})
+	}
+	t.Run("answers from a kept summary without a timer", func(t *testing.T) {
+		a := newAlloc()
+		if fits, err := a.Fits(ctx, node, plain); !fits || err != nil {
+			t.Fatalf("Fits = %v, %v; want true, nil", fits, err)
+		}
+		if fits, err := a.FitsWithin(ctx, node, plain, expired); !fits || err != nil {
+			t.Fatalf("FitsWithin(%v) after the summary exists = %v, %v; want true, nil", expired, fits, err)
+		}
+	})
+	t.Run("no timeout means none", func(t *testing.T) {
+		if fits, err := newAlloc().FitsWithin(ctx, node, searched, 0); err != nil {
+			t.Fatalf("FitsWithin(0) = %v, %v; want no error", fits, err)
+		}
+	})
 }

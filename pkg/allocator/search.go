@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -18,6 +19,10 @@ import (
 // makes the search try the next firstAvailable alternative and never
 // leaves Allocate (§5.1).
 var errMaxSize = errors.New("allocation result would exceed the maximum size")
+
+// deadlineEvery is how many steps of a search pass between looks at the
+// clock; the first step looks.
+const deadlineEvery = 16
 
 // position is where the search stands: claim, request, subrequest and the
 // number of devices already chosen for that (sub)request.
@@ -39,6 +44,9 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	c.a.steps.Add(1)
 	if c.ctx.Err() != nil {
 		return false, fmt.Errorf("filter operation aborted: %w", context.Cause(c.ctx))
+	}
+	if c.steps++; !c.deadline.IsZero() && c.steps%deadlineEvery == 1 && time.Now().After(c.deadline) {
+		return false, fmt.Errorf("filter operation aborted: %w", context.DeadlineExceeded)
 	}
 	if p.claim >= len(c.claimStates) {
 		return true, nil

@@ -65,15 +65,13 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		return nil
 	}
 
-	allocCtx := ctx
-	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
-		c, cancel := context.WithTimeout(ctx, pl.args.FilterTimeout.Duration)
-		defer cancel()
-		allocCtx = c
+	var timeout time.Duration
+	if pl.fts.EnableDRASchedulerFilterTimeout {
+		timeout = pl.args.FilterTimeout.Duration
 	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
-	fits, err := s.alloc.Fits(allocCtx, node, claims)
+	fits, err := s.alloc.FitsWithin(ctx, node, claims, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Possibly transient: an error sends the pod to backoff instead of
