@@ -13,10 +13,22 @@ import (
 
 // results turns the search's choices into AllocationResults (§6).
 func (c *call) results() ([]resourceapi.AllocationResult, error) {
-	out := make([]resourceapi.AllocationResult, len(c.claimStates))
+	var out []resourceapi.AllocationResult
+	var single *singleResult
+	if len(c.claimStates) == 1 && len(c.claimStates[0].results) == 1 {
+		single = &singleResult{}
+		out = single.out[:]
+	} else {
+		out = make([]resourceapi.AllocationResult, len(c.claimStates))
+	}
 	for ci, cs := range c.claimStates {
 		res := &out[ci]
-		res.Devices.Results = make([]resourceapi.DeviceRequestAllocationResult, len(cs.results))
+		var selBlock *nodeNameSelectorBlock
+		if single != nil {
+			res.Devices.Results, selBlock = single.devices[:], &single.sel
+		} else {
+			res.Devices.Results = make([]resourceapi.DeviceRequestAllocationResult, len(cs.results))
+		}
 		for i, dr := range cs.results {
 			d := dr.cand.dev
 			r := resourceapi.DeviceRequestAllocationResult{
@@ -43,13 +55,22 @@ func (c *call) results() ([]resourceapi.AllocationResult, error) {
 			res.Devices.Results[i] = r
 		}
 		res.Devices.Config = c.config(cs)
-		sel, err := nodeSelector(cs.results, c.node.Name)
+		sel, err := nodeSelector(cs.results, c.node.Name, selBlock)
 		if err != nil {
 			return nil, fmt.Errorf("create NodeSelector for claim %s: %w", cs.obj.Name, err)
 		}
 		res.NodeSelector = sel
 	}
 	return out, nil
+}
+
+// singleResult is the whole result of the most common allocation, one
+// claim of one device, in one allocation instead of three. Its slices are
+// full (length equals capacity): appending to them copies.
+type singleResult struct {
+	out     [1]resourceapi.AllocationResult
+	devices [1]resourceapi.DeviceRequestAllocationResult
+	sel     nodeNameSelectorBlock
 }
 
 // chosen returns the request, or chosen subrequest, for request q.
@@ -131,8 +152,9 @@ func (cs *claimState) named(names []string, q int) bool {
 
 // nodeSelector says where the claim's devices are available (§6.3): the
 // node itself if any device is node-local, else the merged label selectors
-// of the devices' slices, else nil.
-func nodeSelector(results []deviceResult, node string) (*v1.NodeSelector, error) {
+// of the devices' slices, else nil. A node-name selector is built in block
+// when one is given.
+func nodeSelector(results []deviceResult, node string, block *nodeNameSelectorBlock) (*v1.NodeSelector, error) {
 	var term v1.NodeSelectorTerm
 	for _, dr := range results {
 		d := dr.cand.dev
@@ -141,7 +163,10 @@ func nodeSelector(results []deviceResult, node string) (*v1.NodeSelector, error)
 			nodeName, sel = d.Spec.NodeName, d.Spec.NodeSelector
 		}
 		if nodeName != nil || ptr.Deref(d.Spec.BindsToNode, false) {
-			return nodeNameSelector(node), nil
+			if block == nil {
+				block = &nodeNameSelectorBlock{}
+			}
+			return block.selector(node), nil
 		}
 		if sel == nil {
 			continue
@@ -170,9 +195,9 @@ type nodeNameSelectorBlock struct {
 	values [1]string
 }
 
-// nodeNameSelector selects exactly the named node by metadata.name.
-func nodeNameSelector(node string) *v1.NodeSelector {
-	b := &nodeNameSelectorBlock{}
+// selector fills the block with a selector of exactly the named node, by
+// metadata.name.
+func (b *nodeNameSelectorBlock) selector(node string) *v1.NodeSelector {
 	b.values[0] = node
 	b.fields[0] = v1.NodeSelectorRequirement{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: b.values[:]}
 	b.terms[0].MatchFields = b.fields[:]
