@@ -16,6 +16,11 @@ type counterSets map[string]map[string]resource.Quantity
 type poolCounters struct {
 	sets         counterSets
 	overConsumed bool
+	// blocked holds the devices (by index) whose own consumption exceeds
+	// an available counter: no reservation of them can fit, whatever else
+	// the call holds, as long as no consumption in the pool is negative
+	// (nil otherwise). On a full node, most partitions are.
+	blocked map[int]struct{}
 }
 
 // available returns what the pool's counter sets offer after subtracting
@@ -66,8 +71,34 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 			}
 		}
 	}
+	pc.blocked = blockedDevices(pool, cs)
 	st.counters[pool.ID] = pc
 	return pc
+}
+
+// blockedDevices finds the pool's devices whose own consumption exceeds an
+// available counter; nil if some consumption in the pool is negative, so
+// that adding a device could lower a sum.
+func blockedDevices(pool *inventory.Pool, avail counterSets) map[int]struct{} {
+	blocked := map[int]struct{}{}
+	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
+		for _, s := range group {
+			for _, d := range s.Devices {
+				for _, use := range d.Spec.ConsumesCounters {
+					have := avail[use.CounterSet]
+					for cn, q := range use.Counters {
+						if q.Value.Sign() < 0 {
+							return nil
+						}
+						if a, ok := have[cn]; ok && a.Cmp(q.Value) < 0 {
+							blocked[d.Index] = struct{}{}
+						}
+					}
+				}
+			}
+		}
+	}
+	return blocked
 }
 
 // reserveCounters adds the device's counter consumption to this call's and
@@ -82,6 +113,9 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 func (c *call) reserveCounters(cand candidate) bool {
 	avail := c.a.available(cand.pool)
 	if avail.overConsumed {
+		return false
+	}
+	if _, ok := avail.blocked[cand.dev.Index]; ok {
 		return false
 	}
 	consumed := c.consumed[cand.pool.ID]
