@@ -33,7 +33,10 @@
 //     (quick.go): the search is exhaustive, so it succeeds exactly when
 //     enough are free. A node check then reads one map slot, one table
 //     entry and a few words, never the device objects; where the claims
-//     fit, FirstFit's choice is read off the same list (pick).
+//     fit, FirstFit's choice is read off the same list (pick). A claim of
+//     one partition (Dynamic MIG) is answered the same way, from the pool
+//     counter snapshot's list of partitions that no longer fit
+//     (quickpartition.go).
 //   - Per Allocate call only the search remains: a depth-first search in
 //     upstream's order over the set bits of the request's candidates,
 //     with pooled bookkeeping; a node that cannot fit costs no allocation.

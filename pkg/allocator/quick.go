@@ -134,7 +134,8 @@ func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*r
 // false when it cannot tell and the search must run.
 func (a *Allocator) quick(q *quickPlan, s *summary, view *inventory.NodeView) (fits, ok bool) {
 	if !s.plain {
-		return false, false
+		k, ok := a.firstPartition(q, s, view)
+		return k >= 0, ok
 	}
 	st := a.state
 	capacity := a.features.ConsumableCapacity
@@ -278,7 +279,25 @@ func scalarKey(a *resourceapi.DeviceAttribute) (key string, ok bool) {
 // plan the quick answer found fitting; false (with nothing filled) when it
 // cannot tell and the search must run.
 func (c *call) pick(q *quickPlan, s *summary) bool {
-	if c.a.policy != FirstFit || !s.plain || (q.covered > 0 && q.covered != q.total) {
+	if c.a.policy != FirstFit {
+		return false
+	}
+	if !s.plain {
+		k, ok := c.a.firstPartition(q, s, c.view)
+		if !ok || k < 0 {
+			return false
+		}
+		for _, cs := range c.claimStates {
+			for _, alts := range cs.requests {
+				if alts[0].numDevices == 1 {
+					cs.results = append(cs.results, deviceResult{req: alts[0], cand: c.cand(int(s.pos[k]))})
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if q.covered > 0 && q.covered != q.total {
 		return false
 	}
 	st := c.a.state

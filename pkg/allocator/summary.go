@@ -18,6 +18,9 @@ type summary struct {
 	serial uint64
 	// plain: no candidate failed and every match is plain (isPlain).
 	plain bool
+	// partitions: no candidate failed, every match is plain or a plain
+	// partition (isPlainPartition), and some are partitions.
+	partitions bool
 	// invalidPools copies the view's InvalidPools.
 	invalidPools bool
 	// idx and pos are the inventory indexes and view positions of the
@@ -87,14 +90,18 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summa
 	n := sel.match.Count()
 	*s = summary{serial: view.ID.Serial, plain: !sel.failed.Any(), invalidPools: view.InvalidPools,
 		idx: cs.take(n), pos: cs.take(n)}
+	failed := !s.plain
+	plainOrPartition := !failed
 	for i := range sel.match.All() {
 		d := view.Devices[i]
 		s.idx = append(s.idx, int32(d.Index))
 		s.pos = append(s.pos, int32(i))
 		if !isPlain(d) {
 			s.plain = false
+			plainOrPartition = plainOrPartition && isPlainPartition(d)
 		}
 	}
+	s.partitions = plainOrPartition && !s.plain
 	t := cs.slots.Load()
 	if t == nil || int(view.ID.Slot) >= len(*t) {
 		var cur []atomic.Pointer[summary]
