@@ -20,6 +20,53 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator"
 )
 
+// checkWithoutThresholds: by default both variants run copies whose
+// workloads lack upstream's thresholds and differ in nothing else (but
+// draallocator's schedulerConfigPath); with -dra-perf-upstream-thresholds
+// intree runs upstream's own file.
+func checkWithoutThresholds(t *testing.T, c *perfConfig) {
+	t.Helper()
+	if file, err := c.workloadFile(variantInTree, t.TempDir(), true); err != nil || file != c.File {
+		t.Errorf("%s: intree with thresholds runs %q (%v), want upstream's %s", c.Topic, file, err, c.File)
+	}
+	for _, variant := range variants {
+		file, err := c.workloadFile(variant, t.TempDir(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var derived []map[string]any
+		if err := yaml.UnmarshalStrict(data, &derived); err != nil {
+			t.Fatal(err)
+		}
+		for i, tc := range derived {
+			want := maps.Clone(c.testCases[i])
+			want["workloads"] = withoutThresholds(want["workloads"])
+			if variant == variantDRAAllocator {
+				want["schedulerConfigPath"] = tc["schedulerConfigPath"]
+			}
+			if !reflect.DeepEqual(tc, want) {
+				t.Errorf("%s/%s: test case %v differs from upstream's beyond thresholds", c.Topic, variant, tc["name"])
+			}
+			if strings.Contains(string(mustYAML(t, tc["workloads"])), "threshold") {
+				t.Errorf("%s/%s: test case %v still has a threshold", c.Topic, variant, tc["name"])
+			}
+		}
+	}
+}
+
+func mustYAML(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestDerivedWorkloads checks, without a cluster, what the scheduler_perf
 // runs depend on: upstream's files are found, their template paths resolve
 // from their folder, the derived files give every test case a scheduler
@@ -48,10 +95,11 @@ func TestDerivedWorkloads(t *testing.T) {
 			}
 		}
 
-		file, err := c.workloadFile(variantDRAAllocator, t.TempDir())
+		file, err := c.workloadFile(variantDRAAllocator, t.TempDir(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkWithoutThresholds(t, c)
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

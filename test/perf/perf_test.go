@@ -27,6 +27,8 @@ var (
 		"comma-separated variants to run: "+strings.Join(variants, ", "))
 	runKnownFailuresFlag = flag.Bool("dra-perf-run-known-failures", false,
 		"run the draallocator variant of the test cases in knownFailures instead of skipping them")
+	thresholdsFlag = flag.Bool("dra-perf-upstream-thresholds", false,
+		"keep upstream's per-workload throughput thresholds (pass/fail gates calibrated for upstream's CI machines); by default both variants run without them")
 	podsTimeoutFlag = flag.Duration("dra-perf-pods-timeout", 2*time.Minute,
 		"TestSchedulerPerf: how long a workload may wait for its pods to be scheduled (the benchmark keeps scheduler_perf's 10m)")
 )
@@ -135,7 +137,7 @@ func TestSchedulerPerf(t *testing.T) {
 		t.Run(c.Topic, func(t *testing.T) {
 			for _, variant := range selectedVariants(t) {
 				t.Run(variant, func(t *testing.T) {
-					file, err := c.workloadFile(variant, t.TempDir())
+					file, err := c.workloadFile(variant, t.TempDir(), *thresholdsFlag)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -192,7 +194,7 @@ func BenchmarkPerfScheduling(b *testing.B) {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						b.Fatal(err)
 					}
-					file, err := c.workloadFile(variant, b.TempDir())
+					file, err := c.workloadFile(variant, b.TempDir(), *thresholdsFlag)
 					if err != nil {
 						b.Fatal(err)
 					}
