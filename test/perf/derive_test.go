@@ -30,19 +30,7 @@ func checkWithoutThresholds(t *testing.T, c *perfConfig) {
 		t.Errorf("%s: intree with thresholds runs %q (%v), want upstream's %s", c.Topic, file, err, c.File)
 	}
 	for _, variant := range variants {
-		file, err := c.workloadFile(variant, t.TempDir(), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var derived []map[string]any
-		if err := yaml.UnmarshalStrict(data, &derived); err != nil {
-			t.Fatal(err)
-		}
-		for i, tc := range derived {
+		for i, tc := range readWorkloads(t, c, variant, false) {
 			want := maps.Clone(c.testCases[i])
 			want["workloads"] = withoutThresholds(want["workloads"])
 			if variant == variantDRAAllocator {
@@ -56,6 +44,28 @@ func checkWithoutThresholds(t *testing.T, c *perfConfig) {
 			}
 		}
 	}
+}
+
+// readWorkloads returns the test cases of the file workloadFile gives for
+// the variant, one per upstream test case.
+func readWorkloads(t *testing.T, c *perfConfig, variant string, keepThresholds bool) []map[string]any {
+	t.Helper()
+	file, err := c.workloadFile(variant, t.TempDir(), keepThresholds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var derived []map[string]any
+	if err := yaml.UnmarshalStrict(data, &derived); err != nil {
+		t.Fatal(err)
+	}
+	if len(derived) != len(c.testCases) {
+		t.Fatalf("%s/%s: %d test cases derived from %d", c.Topic, variant, len(derived), len(c.testCases))
+	}
+	return derived
 }
 
 func mustYAML(t *testing.T, v any) []byte {
@@ -95,23 +105,8 @@ func TestDerivedWorkloads(t *testing.T) {
 			}
 		}
 
-		file, err := c.workloadFile(variantDRAAllocator, t.TempDir(), true)
-		if err != nil {
-			t.Fatal(err)
-		}
 		checkWithoutThresholds(t, c)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var derived []map[string]any
-		if err := yaml.UnmarshalStrict(data, &derived); err != nil {
-			t.Fatal(err)
-		}
-		if len(derived) != len(c.testCases) {
-			t.Fatalf("%s: %d test cases derived from %d", c.Topic, len(derived), len(c.testCases))
-		}
-		for i, tc := range derived {
+		for i, tc := range readWorkloads(t, c, variantDRAAllocator, true) {
 			path, _ := tc["schedulerConfigPath"].(string)
 			cfg := loadValidConfig(t, path)
 			if len(cfg.Profiles) == 0 || cfg.Profiles[0].SchedulerName != defaultSchedulerName {
