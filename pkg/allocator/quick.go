@@ -108,9 +108,13 @@ func (a *Allocator) planQuick(p *prepared) *quickPlan {
 // candidate of an unconstrained plain request (see tryDevice and
 // capacityFits).
 func isPlain(d *inventory.Device) bool {
-	spec := d.Spec
-	return len(spec.ConsumesCounters) == 0 && !ptr.Deref(spec.AllowMultipleAllocations, false) &&
-		len(spec.Taints) == 0 && d.PlainCapacity
+	return len(d.Spec.ConsumesCounters) == 0 && plainButCounters(d)
+}
+
+// plainButCounters reports a device that isPlain would accept if it
+// consumed no counters.
+func plainButCounters(d *inventory.Device) bool {
+	return !ptr.Deref(d.Spec.AllowMultipleAllocations, false) && len(d.Spec.Taints) == 0 && d.PlainCapacity
 }
 
 // quickSummary returns the summary of the plan's selection on the view,

@@ -1,10 +1,6 @@
 package allocator
 
-import (
-	"k8s.io/utils/ptr"
-
-	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
-)
+import "github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 
 // Answering for one partition without a search.
 //
@@ -24,7 +20,7 @@ import (
 // consumption alone is checking their sum).
 func isPlainPartition(d *inventory.Device) bool {
 	spec := d.Spec
-	if len(spec.ConsumesCounters) == 0 || ptr.Deref(spec.AllowMultipleAllocations, false) || len(spec.Taints) > 0 || !d.PlainCapacity {
+	if len(spec.ConsumesCounters) == 0 || !plainButCounters(d) {
 		return false
 	}
 	for i, use := range spec.ConsumesCounters {

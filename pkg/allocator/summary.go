@@ -90,8 +90,9 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summa
 	n := sel.match.Count()
 	*s = summary{serial: view.ID.Serial, plain: !sel.failed.Any(), invalidPools: view.InvalidPools,
 		idx: cs.take(n), pos: cs.take(n)}
-	failed := !s.plain
-	plainOrPartition := !failed
+	// Until a match says otherwise, both hold exactly when no candidate
+	// failed.
+	plainOrPartition := s.plain
 	for i := range sel.match.All() {
 		d := view.Devices[i]
 		s.idx = append(s.idx, int32(d.Index))
