@@ -24,8 +24,10 @@
 //     profile of the same process are not seen until written: run one
 //     allocating profile per device pool.
 //   - Devices come from a long-lived inventory.Inventory (inventoryFeed),
-//     fed by the plugin's own ResourceSlice tracker, which applies
-//     DeviceTaintRules. Events only queue the changed slice; the next
+//     fed by the scheduler's own ResourceSlice and DeviceTaintRule
+//     informers (one copy of each slice per process); the feed applies the
+//     rules itself (package taintrules), as the scheduler's slice tracker
+//     does. Events only queue the changed slice; the next
 //     PreFilter applies the queue, so steady state costs nothing and the
 //     inventory never changes under a Filter. Selector results, node views
 //     and their bit sets survive across pods.

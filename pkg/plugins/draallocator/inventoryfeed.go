@@ -6,36 +6,47 @@ import (
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	resourcelisters "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
+	"github.com/dra-scheduler/dra-scheduler/pkg/taintrules"
 )
 
 // inventoryFeed keeps a long-lived inventory equal to the cluster's
-// ResourceSlices with DeviceTaintRules applied. Events only queue the
-// changed slice; PreFilter applies the queue (sync) before building the
-// pod's allocator, so the inventory never changes under a Filter.
+// ResourceSlices with DeviceTaintRules applied. It watches the scheduler's
+// own slice and rule informers (one copy of every slice in the process, no
+// extra watch) and applies the rules itself, as the scheduler's tracker
+// does. Events only queue the names of changed slices; PreFilter applies
+// the queue (sync) before building the pod's allocator, so the inventory
+// never changes under a Filter.
 type inventoryFeed struct {
 	// profile labels the inventory metrics: each profile has its own feed.
 	profile string
 	inv     *inventory.Inventory
 	matcher *allocator.Matcher
 
-	mu      sync.Mutex
-	pending map[string]*resourceapi.ResourceSlice // nil: deleted
+	slices resourcelisters.ResourceSliceLister
+	// rules is nil when the DRADeviceTaintRules gate is off.
+	rules resourcelisters.DeviceTaintRuleLister
 
-	// changed, if set, is called after a slice change was queued.
+	mu      sync.Mutex
+	pending map[string]struct{} // names of slices to read again
+
+	// changed, if set, is called after a change that may free devices
+	// was queued.
 	changed func()
 
-	// hasSynced reports whether the initial slices were queued; synced
-	// remembers that it did (read and written by sync only).
-	hasSynced func() bool
+	// hasSynced reports whether the initial slices and rules were
+	// queued; synced remembers that they were (read and written by sync
+	// only).
+	hasSynced []cache.InformerSynced
 	synced    bool
 
 	// lastEvaluations, lastHits and lastErrors are the matcher counters
@@ -44,62 +55,55 @@ type inventoryFeed struct {
 }
 
 func newInventoryFeed(profile string, m *allocator.Matcher) *inventoryFeed {
-	return &inventoryFeed{profile: profile, inv: inventory.New(), matcher: m, pending: map[string]*resourceapi.ResourceSlice{}}
+	return &inventoryFeed{profile: profile, inv: inventory.New(), matcher: m, pending: map[string]struct{}{}}
 }
 
-// watch subscribes to slices as patched by DeviceTaintRules, one change at
-// a time. The scheduler's own tracker offers no event source, and a
-// tracker cannot share its informer with another one (they index it under
-// the same name), so the feed runs a tracker over informers of its own:
-// one more watch of ResourceSlices and DeviceTaintRules per profile.
-func (f *inventoryFeed) watch(ctx context.Context, client kubernetes.Interface, taintRules, consumableCapacity bool) error {
-	factory := informers.NewSharedInformerFactory(client, 0)
-	opts := tracker.Options{
-		EnableDeviceTaintRules:   taintRules,
-		EnableConsumableCapacity: consumableCapacity,
-		SliceInformer:            factory.Resource().V1().ResourceSlices(),
-		KubeClient:               client,
-	}
-	if taintRules {
-		opts.TaintInformer = factory.Resource().V1().DeviceTaintRules()
-	}
-	t, err := tracker.StartTracker(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("start resource slice tracker: %w", err)
-	}
-	reg, err := t.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { f.queue(obj, false) },
-		UpdateFunc: func(_, obj any) { f.queue(obj, false) },
-		DeleteFunc: func(obj any) { f.queue(obj, true) },
+// watch subscribes to the factory's ResourceSlices and, with taintRules,
+// its DeviceTaintRules. Given the scheduler's factory, these are the
+// informers its own slice tracker reads.
+func (f *inventoryFeed) watch(factory informers.SharedInformerFactory, taintRules bool) error {
+	sliceInformer := factory.Resource().V1().ResourceSlices()
+	f.slices = sliceInformer.Lister()
+	reg, err := sliceInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { f.sliceChanged(obj, true) },
+		UpdateFunc: func(_, obj any) { f.sliceChanged(obj, true) },
+		DeleteFunc: func(obj any) { f.sliceChanged(obj, false) },
 	})
 	if err != nil {
-		t.Stop()
 		return fmt.Errorf("watch resource slices: %w", err)
 	}
-	f.hasSynced = reg.HasSynced
-	factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		t.Stop()
-		factory.Shutdown()
-	}()
+	f.hasSynced = append(f.hasSynced, reg.HasSynced)
+	if !taintRules {
+		return nil
+	}
+	ruleInformer := factory.Resource().V1().DeviceTaintRules()
+	f.rules = ruleInformer.Lister()
+	reg, err = ruleInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { f.ruleChanged(nil, obj) },
+		UpdateFunc: f.ruleChanged,
+		DeleteFunc: func(obj any) { f.ruleChanged(obj, nil) },
+	})
+	if err != nil {
+		return fmt.Errorf("watch device taint rules: %w", err)
+	}
+	f.hasSynced = append(f.hasSynced, reg.HasSynced)
 	return nil
 }
 
-// waitForSync blocks until the feed has seen every slice that existed
-// when it started, once.
+// waitForSync blocks until the feed has seen every slice and rule that
+// existed when it started, once.
 func (f *inventoryFeed) waitForSync(ctx context.Context) error {
 	if f.synced {
 		return nil
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), f.hasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), f.hasSynced...) {
 		return fmt.Errorf("resource slices not synced: %w", context.Cause(ctx))
 	}
 	f.synced = true
 	return nil
 }
 
-func (f *inventoryFeed) queue(obj any, deleted bool) {
+func (f *inventoryFeed) sliceChanged(obj any, mayFree bool) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -108,13 +112,43 @@ func (f *inventoryFeed) queue(obj any, deleted bool) {
 		return
 	}
 	f.mu.Lock()
-	if deleted {
-		f.pending[slice.Name] = nil
-	} else {
-		f.pending[slice.Name] = slice
+	f.pending[slice.Name] = struct{}{}
+	f.mu.Unlock()
+	if f.changed != nil && mayFree {
+		f.changed()
+	}
+}
+
+// ruleChanged queues every slice that the old or the new version of a
+// rule may taint. Rules change rarely; a slice they do not touch is
+// handed to the inventory unchanged, which ignores it.
+func (f *inventoryFeed) ruleChanged(oldObj, newObj any) {
+	var rules []*resourceapi.DeviceTaintRule
+	for _, obj := range []any{oldObj, newObj} {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if rule, ok := obj.(*resourceapi.DeviceTaintRule); ok {
+			rules = append(rules, rule)
+		}
+	}
+	all, err := f.slices.List(labels.Everything())
+	if err != nil {
+		return // a lister's List does not fail
+	}
+	queued := false
+	f.mu.Lock()
+	for _, slice := range all {
+		for _, rule := range rules {
+			if taintrules.MayApply(rule, slice.Spec.Driver, slice.Spec.Pool.Name) {
+				f.pending[slice.Name] = struct{}{}
+				queued = true
+				break
+			}
+		}
 	}
 	f.mu.Unlock()
-	if f.changed != nil && !deleted {
+	if queued && f.changed != nil {
 		f.changed()
 	}
 }
@@ -127,24 +161,35 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 	}
 	f.mu.Lock()
 	pending := f.pending
-	if len(pending) > 0 {
-		f.pending = make(map[string]*resourceapi.ResourceSlice, len(pending))
+	if len(pending) == 0 {
+		f.mu.Unlock()
+		return nil
 	}
+	f.pending = make(map[string]struct{}, len(pending))
 	f.mu.Unlock()
-	if len(pending) > 0 {
-		for name, slice := range pending {
-			if slice == nil {
-				f.inv.Remove(name)
-			} else {
-				f.inv.Set(slice)
-			}
+	var rules []*resourceapi.DeviceTaintRule
+	if f.rules != nil {
+		var err error
+		if rules, err = f.rules.List(labels.Everything()); err != nil {
+			return fmt.Errorf("list device taint rules: %w", err)
 		}
-		klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(pending),
-			"slices", f.inv.NumSlices(), "devices", f.inv.NumDevices(), "pools", f.inv.NumPools())
-		metrics.Inventory.WithLabelValues(f.profile, "devices").Set(float64(f.inv.NumDevices()))
-		metrics.Inventory.WithLabelValues(f.profile, "slices").Set(float64(f.inv.NumSlices()))
-		metrics.Inventory.WithLabelValues(f.profile, "pools").Set(float64(f.inv.NumPools()))
 	}
+	for name := range pending {
+		slice, err := f.slices.Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			f.inv.Remove(name)
+		case err != nil:
+			return fmt.Errorf("get resource slice %s: %w", name, err)
+		default:
+			f.inv.Set(taintrules.Apply(slice, rules))
+		}
+	}
+	klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(pending),
+		"slices", f.inv.NumSlices(), "devices", f.inv.NumDevices(), "pools", f.inv.NumPools())
+	metrics.Inventory.WithLabelValues(f.profile, "devices").Set(float64(f.inv.NumDevices()))
+	metrics.Inventory.WithLabelValues(f.profile, "slices").Set(float64(f.inv.NumSlices()))
+	metrics.Inventory.WithLabelValues(f.profile, "pools").Set(float64(f.inv.NumPools()))
 	return nil
 }
 

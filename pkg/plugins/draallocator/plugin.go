@@ -105,7 +105,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err := watchClaims(h.SharedInformerFactory(), pl.allocated, pl.requeue.changed); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	if err := pl.inv.watch(ctx, h.ClientSet(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules), fts.EnableDRAConsumableCapacity); err != nil {
+	if err := pl.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	return pl, nil

@@ -1,0 +1,49 @@
+package taintrules
+
+import (
+	"cmp"
+	"slices"
+
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+// MayApply reports whether rule can taint a device of the given driver and
+// pool, judged by the rule's driver and pool alone. A nil rule never does.
+func MayApply(rule *resourceapi.DeviceTaintRule, driver, pool string) bool {
+	if rule == nil || rule.Spec.DeviceSelector == nil {
+		return false
+	}
+	sel := rule.Spec.DeviceSelector
+	return (sel.Driver == nil || *sel.Driver == driver) && (sel.Pool == nil || *sel.Pool == pool)
+}
+
+// Apply returns slice with the taints of rules added to the devices they
+// select. rules may be in any order; neither slice nor rules is modified.
+func Apply(slice *resourceapi.ResourceSlice, rules []*resourceapi.DeviceTaintRule) *resourceapi.ResourceSlice {
+	var applicable []*resourceapi.DeviceTaintRule
+	for _, rule := range rules {
+		if MayApply(rule, slice.Spec.Driver, slice.Spec.Pool.Name) {
+			applicable = append(applicable, rule)
+		}
+	}
+	if len(applicable) == 0 {
+		return slice
+	}
+	if len(applicable) > 1 {
+		slices.SortFunc(applicable, func(a, b *resourceapi.DeviceTaintRule) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	patched := slice
+	for _, rule := range applicable {
+		device := rule.Spec.DeviceSelector.Device
+		for i := range slice.Spec.Devices {
+			if device != nil && *device != slice.Spec.Devices[i].Name {
+				continue
+			}
+			if patched == slice {
+				patched = slice.DeepCopy()
+			}
+			patched.Spec.Devices[i].Taints = append(patched.Spec.Devices[i].Taints, rule.Spec.Taint)
+		}
+	}
+	return patched
+}
