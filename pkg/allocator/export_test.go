@@ -5,6 +5,9 @@ import (
 	"slices"
 )
 
+// MaxActivations is how many devices' CEL inputs a Matcher keeps.
+const MaxActivations = maxActivations
+
 // DiffStates describes how two States differ ("" if they are equal): the
 // allocated, shared and aggregated-capacity entries per device index.
 func DiffStates(a, b *State) string {

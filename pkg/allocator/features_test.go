@@ -5,6 +5,7 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
@@ -49,6 +50,8 @@ func TestFeaturesOnRealisticShapes(t *testing.T) {
 					t.Errorf("a share of a multi-allocatable NIC lacks shareID or consumedCapacity: %+v", r)
 				}
 			}},
+		{"answers stay the same when the matcher drops CEL inputs (more devices than it keeps)", inventorygen.NvidiaH100(allocator.MaxActivations/inventorygen.NvidiaGPUsPerNode + 100), 0.5,
+			[]*resourceapi.ResourceClaim{inventorygen.GPUWithMemoryClaim("gpu", "40Gi"), inventorygen.NewClaim("two", inventorygen.ExactRequest("r", inventorygen.ClassNvidiaGPU, 1, inventorygen.ProductSelector("h100")))}, true, nil},
 		{"several claims never get the same GPU", h100, 0,
 			[]*resourceapi.ResourceClaim{inventorygen.ExactClaim("a", inventorygen.ClassNvidiaGPU, 5), inventorygen.ExactClaim("b", inventorygen.ClassNvidiaGPU, 3)}, true, nil},
 		{"a ninth GPU does not exist", h100, 0,

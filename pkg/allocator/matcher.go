@@ -29,8 +29,13 @@ type Matcher struct {
 	// sums holds the quick answer's summaries by chain id (summary.go).
 	sums atomic.Pointer[[]*chainSummaries]
 
+	// acts holds the CEL inputs of recently evaluated devices by device
+	// index, at most maxActivations of them. An input serves the few
+	// expressions a device meets in one selector chain; their results
+	// live on in exprResults, so keeping every device's input (4 KB and
+	// more) for the device's lifetime would only cost memory.
 	actMu sync.RWMutex
-	acts  map[int]versionedActivation // by device index
+	acts  map[int]versionedActivation
 
 	// evaluations counts CEL evaluations; hits counts cached answers;
 	// runtimeErrors counts evaluations that failed.
@@ -104,7 +109,13 @@ func (m *Matcher) number(ids map[string]int, key string) int {
 	return id
 }
 
-// activation returns the device's CEL input, built once per version.
+// maxActivations bounds Matcher.acts: more than the devices of the nodes
+// that Filter evaluates at once, so a chain's expressions on one device
+// share one input.
+const maxActivations = 4096
+
+// activation returns the device's CEL input, built once per version while
+// it stays among the recently used ones.
 func (m *Matcher) activation(d *inventory.Device) *celmatch.Activation {
 	m.actMu.RLock()
 	a, ok := m.acts[d.Index]
@@ -114,6 +125,12 @@ func (m *Matcher) activation(d *inventory.Device) *celmatch.Activation {
 	}
 	act := celmatch.NewActivation(d.Driver, d.Spec)
 	m.actMu.Lock()
+	if _, ok := m.acts[d.Index]; !ok && len(m.acts) >= maxActivations {
+		for i := range m.acts { // map order: evicts an arbitrary input
+			delete(m.acts, i)
+			break
+		}
+	}
 	m.acts[d.Index] = versionedActivation{version: d.Version, act: act}
 	m.actMu.Unlock()
 	return act
