@@ -9,6 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 )
@@ -142,5 +148,135 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("README.md does not document the JSON fields %q", missing)
+	}
+}
+
+// TestSchedulerOnAnExistingCluster points `dra-bench scheduler` at a
+// running cluster through --kubeconfig (a control plane this test starts),
+// once creating the shape's inventory itself (--create-inventory) and once
+// using what the cluster already has. Every pod must be bound and every
+// claim allocated, and dra-bench must leave the cluster as it found it:
+// its namespaces deleted, and with --create-inventory its nodes and slices
+// too (DeviceClasses stay: they may have existed before).
+func TestSchedulerOnAnExistingCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	ctx := t.Context()
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cp.Stop)
+	client := cp.Client
+
+	countLeft := func() (nodes, slices, classes, namespaces int) {
+		t.Helper()
+		n, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := client.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.ResourceV1().DeviceClasses().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range ns.Items {
+			// A deleted namespace may linger while its finalizer runs.
+			if strings.HasPrefix(item.Name, "dra-bench") && item.DeletionTimestamp == nil {
+				namespaces++
+			}
+		}
+		return len(n.Items), len(s.Items), len(c.Items), namespaces
+	}
+	check := func(t *testing.T, stdout string, wantNodes int) {
+		t.Helper()
+		var rep schedbench.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout)
+		}
+		if !strings.Contains(rep.Settings.Target, cp.Kubeconfig) {
+			t.Errorf("report target %q does not name the kubeconfig %s", rep.Settings.Target, cp.Kubeconfig)
+		}
+		if len(rep.Results) != 2 {
+			t.Fatalf("%d results, want 2 (ours, in-tree):\n%s", len(rep.Results), stdout)
+		}
+		for _, r := range rep.Results {
+			if r.Nodes != wantNodes || r.Bound != 6 || r.Error != "" {
+				t.Errorf("%s: %d nodes, %d of 6 pods bound, error %q; want %d nodes", r.Config, r.Nodes, r.Bound, r.Error, wantNodes)
+			}
+			if r.ClaimsAllocated != r.Claims || r.Claims < 6 || r.DuplicateDevices != 0 {
+				t.Errorf("%s: %d of %d claims allocated, %d devices twice", r.Config, r.ClaimsAllocated, r.Claims, r.DuplicateDevices)
+			}
+		}
+	}
+
+	t.Run("with --create-inventory it creates the shape's inventory and deletes it afterwards", func(t *testing.T) {
+		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--create-inventory", "--nodes", "3",
+			"--pods", "6", "--warmup", "1", "--configs", "ours,in-tree", "--format", "json", "--log-dir", t.TempDir(),
+			"--stall", "30s", "--timeout", "60s")
+		if code != 0 {
+			t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		check(t, stdout, 3)
+		if nodes, slices, _, namespaces := countLeft(); nodes+slices+namespaces != 0 {
+			t.Errorf("left behind %d nodes, %d slices, %d namespaces", nodes, slices, namespaces)
+		}
+	})
+
+	t.Run("without --create-inventory it schedules onto the devices the cluster has", func(t *testing.T) {
+		cluster := inventorygen.SchedulerPerf(2, 0)
+		createCluster(t, client, cluster)
+		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--pods", "6", "--warmup", "1",
+			"--configs", "ours,in-tree", "--format", "json", "--log-dir", t.TempDir(), "--stall", "30s", "--timeout", "60s")
+		if code != 0 {
+			t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		check(t, stdout, 2)
+		nodes, slices, classes, namespaces := countLeft()
+		if nodes != 2 || slices != len(cluster.Slices) || classes != len(cluster.Classes) || namespaces != 0 {
+			t.Errorf("after the run: %d nodes, %d slices, %d classes, %d namespaces; want the cluster's 2, %d, %d and none of dra-bench's",
+				nodes, slices, classes, namespaces, len(cluster.Slices), len(cluster.Classes))
+		}
+	})
+}
+
+// createCluster creates an inventory as a cluster's drivers and kubelets
+// would have: classes, nodes with their status, slices.
+func createCluster(t *testing.T, client kubernetes.Interface, c inventorygen.Cluster) {
+	t.Helper()
+	ctx := t.Context()
+	for _, class := range c.Classes {
+		class := class.DeepCopy()
+		class.UID = ""
+		if _, err := client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range c.Nodes {
+		n := n.DeepCopy()
+		n.UID = ""
+		created, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created.Status = n.Status
+		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range c.Slices {
+		s := s.DeepCopy()
+		s.UID, s.OwnerReferences = "", nil
+		if _, err := client.ResourceV1().ResourceSlices().Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

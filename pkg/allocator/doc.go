@@ -18,8 +18,9 @@
 //     candidate devices in search order — cached until a slice or the
 //     node's labels change).
 //   - Each CEL selector is compiled once and evaluated at most once per
-//     device version (Matcher), on a CEL input built once per device
-//     version (celmatch.Activation).
+//     device version (Matcher), on a CEL input built per device version
+//     (celmatch.Activation) and kept while the device is among the 4096
+//     most recently evaluated: the results outlive the inputs.
 //   - Per pod (one claims slice, many nodes) the node-independent
 //     validation runs once (prepared).
 //   - Per (selector chain, NodeView) the chain's outcome on every candidate

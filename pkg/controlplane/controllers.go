@@ -4,10 +4,15 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	namespacecontroller "k8s.io/kubernetes/pkg/controller/namespace"
 	"k8s.io/kubernetes/pkg/controller/resourceclaim"
 )
 
@@ -16,16 +21,27 @@ import (
 // --concurrent-resourceclaim-syncs).
 const resourceClaimWorkers = 10
 
+// namespaceWorkers and namespaceResync are kube-controller-manager's
+// --concurrent-namespace-syncs (smaller: namespaces here are few) and
+// --namespace-sync-period.
+const (
+	namespaceWorkers = 2
+	namespaceResync  = 5 * time.Minute
+)
+
 // startControllers runs the controllers of kube-controller-manager that DRA
-// depends on: the resourceclaim controller creates ResourceClaims from
-// ResourceClaimTemplates, records them in pod status, removes stale
-// reservations and deletes generated claims of finished pods.
-func startControllers(ctx context.Context, client kubernetes.Interface) (func(), error) {
-	logger := klog.LoggerWithName(klog.FromContext(ctx), "resourceclaim-controller")
-	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
+// and the tools depend on: the resourceclaim controller creates
+// ResourceClaims from ResourceClaimTemplates, records them in pod status,
+// removes stale reservations and deletes generated claims of finished
+// pods; the namespace controller empties and removes deleted namespaces,
+// as in any cluster (tools wait for that before reusing a name).
+func startControllers(ctx context.Context, config *restclient.Config, client kubernetes.Interface) (func(), error) {
+	logger := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
 
 	factory := informers.NewSharedInformerFactory(client, 0)
-	controller, err := resourceclaim.NewController(logger, client,
+	claimLogger := klog.LoggerWithName(logger, "resourceclaim-controller")
+	claims, err := resourceclaim.NewController(claimLogger, client,
 		factory.Core().V1().Pods(),
 		factory.Scheduling().V1beta1().PodGroups(),
 		factory.Resource().V1().ResourceClaims(),
@@ -34,10 +50,20 @@ func startControllers(ctx context.Context, client kubernetes.Interface) (func(),
 		cancel()
 		return nil, fmt.Errorf("create resourceclaim controller: %w", err)
 	}
+	metadataClient, err := metadata.NewForConfig(config)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("create metadata client for the namespace controller: %w", err)
+	}
+	nsCtx := klog.NewContext(ctx, klog.LoggerWithName(logger, "namespace-controller"))
+	namespaces := namespacecontroller.NewNamespaceController(nsCtx, client, metadataClient,
+		client.Discovery().ServerPreferredNamespacedResources, factory.Core().V1().Namespaces(),
+		namespaceResync, v1.FinalizerKubernetes)
 	factory.Start(ctx.Done())
 
 	var wg sync.WaitGroup
-	wg.Go(func() { controller.Run(ctx, resourceClaimWorkers) })
+	wg.Go(func() { claims.Run(klog.NewContext(ctx, claimLogger), resourceClaimWorkers) })
+	wg.Go(func() { namespaces.Run(nsCtx, namespaceWorkers) })
 	return func() {
 		cancel()
 		wg.Wait()

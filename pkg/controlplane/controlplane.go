@@ -23,8 +23,8 @@ type Options struct {
 	// APIServerFlags are kube-apiserver command-line flags applied after
 	// DefaultAPIServerFlags.
 	APIServerFlags []string
-	// WithoutControllers skips the resourceclaim controller, for tests that
-	// create every ResourceClaim themselves.
+	// WithoutControllers skips the resourceclaim and namespace controllers,
+	// for tests that create every ResourceClaim themselves.
 	WithoutControllers bool
 }
 
@@ -93,7 +93,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, finalErr error) 
 	}
 
 	if !opts.WithoutControllers {
-		stopControllers, err := startControllers(ctx, cp.Client)
+		stopControllers, err := startControllers(ctx, cp.Config, cp.Client)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,6 @@
 // Package controlplane runs a real, single-process Kubernetes control plane
 // for dra-scheduler's integration tests, benchmark tool and demo: embedded
-// etcd, kube-apiserver, the resourceclaim controller of
+// etcd, kube-apiserver, the resourceclaim and namespace controllers of
 // kube-controller-manager, and dra-scheduler itself started from a
 // KubeSchedulerConfiguration file exactly as the binary starts.
 //
