@@ -122,11 +122,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzAllocator -fuzztime $(FUZZ_TIME) ./pkg/allocator
 
 ## bench-allocator: ours vs upstream per (pod, node) and per pod, on
-## realistic inventories (BENCH_NODES cluster sizes); benchstat-readable.
+## realistic inventories (BENCH_NODES cluster sizes, BENCH_SHAPES shapes, all
+## if empty); benchstat-readable.
 BENCH_NODES ?= 100,5000
 BENCH_TIME  ?= 1s
+BENCH_SHAPES ?=
 bench-allocator:
-	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -timeout 2h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES)
+	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -timeout 2h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES) -dra.shapes=$(BENCH_SHAPES)
 
 ## perf: upstream's DRA scheduler_perf performance workloads
 ## (k8s.io/kubernetes test/integration/scheduler_perf/dra, label PERF_LABELS,

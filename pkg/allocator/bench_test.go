@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -20,7 +21,22 @@ import (
 // Benchmarks run ours and upstream's incubating allocator on identical
 // inputs in one process; compare impl=upstream with impl=ours per case
 // (benchstat -col /impl). -dra.nodes selects the cluster sizes.
-var benchNodes = flag.String("dra.nodes", "100,5000", "comma-separated cluster sizes for the allocator benchmarks")
+var (
+	benchNodes      = flag.String("dra.nodes", "100,5000", "comma-separated cluster sizes for the allocator benchmarks")
+	benchShapeNames = flag.String("dra.shapes", "", "comma-separated shapes for the allocator benchmarks (a-perf, ...; empty: all); the others are not even built")
+)
+
+// benchShapesSelected returns the shapes -dra.shapes names, in table order.
+func benchShapesSelected() []benchShape {
+	want := splitComma(*benchShapeNames)
+	var out []benchShape
+	for _, s := range benchShapes() {
+		if len(want) == 0 || slices.Contains(want, s.name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 type benchShape struct {
 	name    string
@@ -150,7 +166,7 @@ func (e *benchEnv) ours() allocatorIface {
 // per node once the pod's allocator exists.
 func BenchmarkNodeCheck(b *testing.B) {
 	structured.EnableAllocators("incubating")
-	for _, shape := range benchShapes() {
+	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
 			for _, occ := range []float64{0, 0.5, 1} {
 				e := newBenchEnv(b, shape, nodes, occ)
@@ -186,7 +202,7 @@ func BenchmarkNodeCheck(b *testing.B) {
 // (our Reserve).
 func BenchmarkPodTotal(b *testing.B) {
 	structured.EnableAllocators("incubating")
-	for _, shape := range benchShapes() {
+	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
 			e := newBenchEnv(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
@@ -231,7 +247,7 @@ func BenchmarkPodTotal(b *testing.B) {
 // upstream's (always) per-pod cost.
 func BenchmarkFirstPod(b *testing.B) {
 	structured.EnableAllocators("incubating")
-	for _, shape := range benchShapes() {
+	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
 			e := newBenchEnv(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
@@ -267,7 +283,7 @@ func BenchmarkFirstPod(b *testing.B) {
 // inventory and the matcher's per-device CEL inputs after every device was
 // evaluated once.
 func BenchmarkInventoryMemory(b *testing.B) {
-	for _, shape := range benchShapes() {
+	for _, shape := range benchShapesSelected() {
 		b.Run("shape="+shape.name, func(b *testing.B) {
 			c := shape.cluster(100)
 			claims := shape.claims()

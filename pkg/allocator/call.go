@@ -24,6 +24,10 @@ type call struct {
 	deadline time.Time
 	steps    int
 
+	// claimStates holds this call's claim states; entries between its
+	// length and its capacity are emptied ones of earlier calls, reused in
+	// place (moving pointers between lists costs write barriers while the
+	// GC marks).
 	claimStates []*claimState
 
 	// allocating maps devices taken by this call (dedicated) to the
@@ -38,8 +42,6 @@ type call struct {
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
 	sels map[*request]*selection
-	// spare claim states for reuse.
-	spare []*claimState
 	// orders memoizes the policy's candidate order per request.
 	orders map[*request][]int
 	// touched lists the pools whose counters this call consumed.
@@ -131,7 +133,6 @@ func (a *Allocator) done(c *call) {
 	for _, cs := range c.claimStates {
 		cs.reset()
 	}
-	c.spare = append(c.spare, c.claimStates...)
 	c.claimStates = c.claimStates[:0]
 	c.ctx, c.a, c.node, c.claims, c.view, c.deadline, c.steps = nil, nil, nil, nil, nil, time.Time{}, 0
 	a.calls.Put(c)
@@ -139,14 +140,18 @@ func (a *Allocator) done(c *call) {
 
 // newClaimState returns an empty claim state, reusing a spare one.
 func (c *call) newClaimState(obj *resourceapi.ResourceClaim) *claimState {
-	var cs *claimState
-	if n := len(c.spare); n > 0 {
-		cs, c.spare = c.spare[n-1], c.spare[:n-1]
+	n := len(c.claimStates)
+	if n < cap(c.claimStates) {
+		c.claimStates = c.claimStates[:n+1]
 	} else {
+		c.claimStates = append(c.claimStates, nil)
+	}
+	cs := c.claimStates[n]
+	if cs == nil {
 		cs = &claimState{}
+		c.claimStates[n] = cs
 	}
 	cs.obj = obj
-	c.claimStates = append(c.claimStates, cs)
 	return cs
 }
 

@@ -77,9 +77,16 @@ func (cs *claimState) newConstraint(con resourceapi.DeviceConstraint) constraint
 // reset empties a claim state for reuse, keeping its storage.
 // The references left in the storage point to long-lived objects (claims,
 // devices) and are overwritten by the next use.
+// Field by field: reslicing a field in place writes only its length,
+// where rebuilding the struct would cost write barriers while the GC marks.
 func (cs *claimState) reset() {
-	*cs = claimState{requests: cs.requests[:0], selected: cs.selected[:0], constraints: cs.constraints[:0], results: cs.results[:0],
-		matchSlab: cs.matchSlab[:0], distinctSlab: cs.distinctSlab[:0]}
+	cs.obj = nil
+	cs.requests = cs.requests[:0]
+	cs.selected = cs.selected[:0]
+	cs.constraints = cs.constraints[:0]
+	cs.results = cs.results[:0]
+	cs.matchSlab = cs.matchSlab[:0]
+	cs.distinctSlab = cs.distinctSlab[:0]
 }
 
 // claimState is a claim being allocated.
@@ -215,7 +222,6 @@ func (c *call) prepare(p *prepared) error {
 		if ci > p.errClaim || ci >= len(p.requests) {
 			return p.err
 		}
-		claimRef := klog.KObj(obj)
 		cs := c.newClaimState(obj)
 		minPerClaim := 0
 		for qi, alts := range p.requests[ci] {
@@ -251,7 +257,7 @@ func (c *call) prepare(p *prepared) error {
 			}
 			if minPerRequest > resourceapi.AllocationResultsMaxSize-minPerClaim {
 				return fmt.Errorf("claim %s, request %s: adding %d devices exceeds the claim limit of %d, with %d already accounted for",
-					claimRef, alts[0].base, minPerRequest, resourceapi.AllocationResultsMaxSize, minPerClaim)
+					klog.KObj(obj), alts[0].base, minPerRequest, resourceapi.AllocationResultsMaxSize, minPerClaim)
 			}
 			minPerClaim += minPerRequest
 			cs.requests = append(cs.requests, own)

@@ -31,13 +31,16 @@ func (c *call) results() ([]resourceapi.AllocationResult, error) {
 		}
 		for i, dr := range cs.results {
 			d := dr.cand.dev
-			r := resourceapi.DeviceRequestAllocationResult{
-				Request:     dr.req.name(),
-				Driver:      d.Driver,
-				Pool:        d.Pool,
-				Device:      d.Name(),
-				Tolerations: dr.req.tolerations,
-				ShareID:     dr.shareID,
+			// Filled in place, field by field: the result is fresh (zero),
+			// and copying a whole struct into the heap costs a bulk write
+			// barrier over all its pointer words while the GC marks.
+			r := &res.Devices.Results[i]
+			r.Request, r.Driver, r.Pool, r.Device = dr.req.name(), d.Driver, d.Pool, d.Name()
+			if dr.req.tolerations != nil {
+				r.Tolerations = dr.req.tolerations
+			}
+			if dr.shareID != nil {
+				r.ShareID = dr.shareID
 			}
 			if dr.adminAccess {
 				r.AdminAccess = ptr.To(true)
@@ -52,7 +55,6 @@ func (c *call) results() ([]resourceapi.AllocationResult, error) {
 				r.BindingConditions = d.Spec.BindingConditions
 				r.BindingFailureConditions = d.Spec.BindingFailureConditions
 			}
-			res.Devices.Results[i] = r
 		}
 		res.Devices.Config = c.config(cs)
 		sel, err := nodeSelector(cs.results, c.node.Name, selBlock)
@@ -199,7 +201,8 @@ type nodeNameSelectorBlock struct {
 // metadata.name.
 func (b *nodeNameSelectorBlock) selector(node string) *v1.NodeSelector {
 	b.values[0] = node
-	b.fields[0] = v1.NodeSelectorRequirement{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: b.values[:]}
+	f := &b.fields[0] // field by field, as in results
+	f.Key, f.Operator, f.Values = "metadata.name", v1.NodeSelectorOpIn, b.values[:]
 	b.terms[0].MatchFields = b.fields[:]
 	b.sel.NodeSelectorTerms = b.terms[:]
 	return &b.sel
