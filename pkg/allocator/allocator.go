@@ -118,6 +118,15 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if err != nil {
 		return false, fmt.Errorf("gather pool information: %w", err)
 	}
+	if found == nil && view.MultiTermSelectors {
+		// Whether the result's node selector can be built (one term at
+		// most) is only known once the devices are picked: Fits builds
+		// the result on such nodes, so that it fails where Allocate does.
+		found = func(c *call) error {
+			_, err := c.results()
+			return err
+		}
+	}
 	p := a.prepared.Load()
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)

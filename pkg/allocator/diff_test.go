@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -186,12 +185,6 @@ func compareFits(ctx context.Context, tc diffCase, theirs []outcome) []string {
 				errorFree = false
 			} else if pass == 0 && a.Steps() == before {
 				quickNodes.Add(1)
-			}
-			if err == nil && fits && t.err != nil && strings.HasPrefix(t.err.Error(), "create NodeSelector for claim ") {
-				// Fits builds no results, so it cannot see errors of
-				// building the result's node selector (a slice node
-				// selector with several terms).
-				continue
 			}
 			same := (t.err == nil) == (err == nil)
 			if same && err != nil {

@@ -85,6 +85,12 @@ type NodeView struct {
 	PoolOf  []int
 	// InvalidPools is set when some pool is invalid.
 	InvalidPools bool
+	// MultiTermSelectors is set when the node selection of some candidate
+	// (its slice's, or its own with per-device node selection) has more
+	// than one NodeSelector term, which an allocation result cannot
+	// express: allocating such a device may be an error that only
+	// building the result finds.
+	MultiTermSelectors bool
 	// ID identifies the view cheaply; see ViewID.
 	ID ViewID
 	// Memo holds what dependents compute per view (the allocator's
@@ -107,6 +113,13 @@ func newNodeView(pools []*Pool) *NodeView {
 		p.Devices(func(d *Device) bool {
 			v.Devices = append(v.Devices, d)
 			v.PoolOf = append(v.PoolOf, pi)
+			sel := d.Slice.Obj.Spec.NodeSelector
+			if d.Slice.PerDeviceNodeSelection() {
+				sel = d.Spec.NodeSelector
+			}
+			if sel != nil && len(sel.NodeSelectorTerms) > 1 {
+				v.MultiTermSelectors = true
+			}
 			return true
 		})
 	}
