@@ -231,15 +231,22 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("without --create-inventory it schedules onto the devices the cluster has", func(t *testing.T) {
+	t.Run("without --create-inventory it schedules onto the devices the cluster has, with one ResourceClaim per pod (--claims claim)", func(t *testing.T) {
 		cluster := inventorygen.SchedulerPerf(2, 0)
 		createCluster(t, client, cluster)
-		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--pods", "6", "--warmup", "1",
+		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--pods", "6", "--warmup", "1", "--claims", "claim",
 			"--configs", "ours,in-tree", "--format", "json", "--log-dir", t.TempDir(), "--stall", "30s", "--timeout", "60s")
 		if code != 0 {
 			t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
 		check(t, stdout, 2)
+		var rep schedbench.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Settings.Claims != string(schedbench.ClaimsPerPod) {
+			t.Errorf("the report says claims %q, want %q", rep.Settings.Claims, schedbench.ClaimsPerPod)
+		}
 		nodes, slices, classes, namespaces := countLeft()
 		if nodes != 2 || slices != len(cluster.Slices) || classes != len(cluster.Classes) || namespaces != 0 {
 			t.Errorf("after the run: %d nodes, %d slices, %d classes, %d namespaces; want the cluster's 2, %d, %d and none of dra-bench's",
