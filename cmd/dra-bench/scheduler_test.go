@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -233,7 +231,10 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 
 	t.Run("without --create-inventory it schedules onto the devices the cluster has, with one ResourceClaim per pod (--claims claim)", func(t *testing.T) {
 		cluster := inventorygen.SchedulerPerf(2, 0)
-		createCluster(t, client, cluster)
+		// As the cluster's drivers and kubelets would have published it.
+		if err := schedbench.CreateInventory(ctx, client, cluster, 4); err != nil {
+			t.Fatal(err)
+		}
 		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--pods", "6", "--warmup", "1", "--claims", "claim",
 			"--configs", "ours,in-tree", "--format", "json", "--log-dir", t.TempDir(), "--stall", "30s", "--timeout", "60s")
 		if code != 0 {
@@ -253,37 +254,4 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 				nodes, slices, classes, namespaces, len(cluster.Slices), len(cluster.Classes))
 		}
 	})
-}
-
-// createCluster creates an inventory as a cluster's drivers and kubelets
-// would have: classes, nodes with their status, slices.
-func createCluster(t *testing.T, client kubernetes.Interface, c inventorygen.Cluster) {
-	t.Helper()
-	ctx := t.Context()
-	for _, class := range c.Classes {
-		class := class.DeepCopy()
-		class.UID = ""
-		if _, err := client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range c.Nodes {
-		n := n.DeepCopy()
-		n.UID = ""
-		created, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		created.Status = n.Status
-		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, s := range c.Slices {
-		s := s.DeepCopy()
-		s.UID, s.OwnerReferences = "", nil
-		if _, err := client.ResourceV1().ResourceSlices().Create(ctx, s, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

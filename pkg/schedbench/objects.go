@@ -100,10 +100,10 @@ func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, 
 	return ctx.Err()
 }
 
-// createInventory creates the cluster's DeviceClasses (an existing class of
+// CreateInventory creates the cluster's DeviceClasses (an existing class of
 // the same name is kept), Nodes with their status, and ResourceSlices, as
 // kubelet and the driver would.
-func createInventory(ctx context.Context, client kubernetes.Interface, cluster inventorygen.Cluster, workers int) error {
+func CreateInventory(ctx context.Context, client kubernetes.Interface, cluster inventorygen.Cluster, workers int) error {
 	for _, c := range cluster.Classes {
 		c := c.DeepCopy()
 		c.UID = ""
@@ -137,7 +137,7 @@ func createInventory(ctx context.Context, client kubernetes.Interface, cluster i
 	})
 }
 
-// deleteInventory removes what createInventory created, except the
+// deleteInventory removes what CreateInventory created, except the
 // DeviceClasses (which may have existed before).
 func deleteInventory(ctx context.Context, client kubernetes.Interface, cluster inventorygen.Cluster, workers int) error {
 	err := parallel(ctx, len(cluster.Slices), workers, func(ctx context.Context, i int) error {

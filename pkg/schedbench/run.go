@@ -184,7 +184,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 				}
 			}()
 		}
-		if err := createInventory(ctx, client, cluster, o.Writers); err != nil {
+		if err := CreateInventory(ctx, client, cluster, o.Writers); err != nil {
 			return res, err
 		}
 	} else {
