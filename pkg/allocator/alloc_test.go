@@ -12,6 +12,37 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
+// TestAllocateOnAFreeNodeAllocatesOnlyTheResult: once caches are warm,
+// allocating on a node where the claim fits costs the result and nothing
+// else — one object for one device (result, device list and node selector
+// in one block), three for several devices — so the search state lives on
+// the stack or in pooled storage, never in fresh memory per node.
+func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
+	for _, shape := range benchShapes() {
+		t.Run("a free node costs only the result for shape "+shape.name, func(t *testing.T) {
+			c := shape.cluster(3)
+			inv := inventory.New()
+			for _, s := range c.Slices {
+				inv.Set(s)
+			}
+			m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
+			a := allocator.New(defaultFeatures, inventorygen.Occupancy(c, 0).State(), c.ClassLister(), inv, m, allocator.FirstFit)
+			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
+			res, err := a.Allocate(ctx, node, claims)
+			if err != nil || len(res) != 1 {
+				t.Fatalf("a free node must fit: got %v, %v", res, err)
+			}
+			want := 1.0
+			if len(res[0].Devices.Results) > 1 {
+				want = 3
+			}
+			if n := testing.AllocsPerRun(50, func() { _, _ = a.Allocate(ctx, node, claims) }); n != want {
+				t.Errorf("%v allocations per Allocate on a free node, want %v (%d devices)", n, want, len(res[0].Devices.Results))
+			}
+		})
+	}
+}
+
 // TestNoAllocationWhenNodeCannotFit: once caches are warm, checking a node
 // whose devices are all taken allocates nothing, for plain devices,
 // partitionable devices and constrained requests.

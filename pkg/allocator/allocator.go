@@ -83,12 +83,7 @@ func (a *Allocator) Steps() int64 { return a.steps.Load() }
 // for problems with the inputs; only errors wrapping
 // structured.ErrFailedAllocationOnNode are specific to this node.
 func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
-	var results []resourceapi.AllocationResult
-	_, err := a.run(ctx, node, claims, func(c *call) error {
-		var err error
-		results, err = c.results()
-		return err
-	}, 0)
+	results, _, err := a.run(ctx, node, claims, true, 0)
 	return results, err
 }
 
@@ -97,7 +92,8 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 // needs only the answer for most nodes, and then never allocates memory.
 // For the same inputs, a later Allocate finds exactly what Fits found.
 func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (bool, error) {
-	return a.run(ctx, node, claims, nil, 0)
+	_, fits, err := a.run(ctx, node, claims, false, 0)
+	return fits, err
 }
 
 // FitsWithin is Fits with a time limit, upstream's filter timeout: when
@@ -106,27 +102,23 @@ func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourcea
 // summary are bounded by the node's device count and are never timed, so
 // the common case costs no timer. timeout 0 means none.
 func (a *Allocator) FitsWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, timeout time.Duration) (bool, error) {
-	return a.run(ctx, node, claims, nil, timeout)
+	_, fits, err := a.run(ctx, node, claims, false, timeout)
+	return fits, err
 }
 
-// run searches and, when claims fit, calls found with the search state.
-// timeout, if positive, limits the work other than a summary's answer:
-// computing a selection through a context, the search through a deadline
-// it checks between steps.
-func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, found func(*call) error, timeout time.Duration) (bool, error) {
+// run answers whether claims fit on node and, if build is set, returns
+// their results. timeout, if positive, limits the work other than a
+// summary's answer: computing a selection through a context, the search
+// through a deadline it checks between steps.
+func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, build bool, timeout time.Duration) ([]resourceapi.AllocationResult, bool, error) {
 	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
-		return false, fmt.Errorf("gather pool information: %w", err)
+		return nil, false, fmt.Errorf("gather pool information: %w", err)
 	}
-	if found == nil && view.MultiTermSelectors {
-		// Whether the result's node selector can be built (one term at
-		// most) is only known once the devices are picked: Fits builds
-		// the result on such nodes, so that it fails where Allocate does.
-		found = func(c *call) error {
-			_, err := c.results()
-			return err
-		}
-	}
+	// Whether the result's node selector can be built (one term at most)
+	// is only known once the devices are picked: Fits builds the result on
+	// such nodes, so that it fails where Allocate does.
+	build = build || view.MultiTermSelectors
 	p := a.prepared.Load()
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)
@@ -147,11 +139,15 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 			if fits, ok := a.quick(q, s, view); ok {
 				switch {
 				case !fits:
-					return false, a.doesNotFit(ctx, node, s.invalidPools)
-				case found == nil:
-					return true, nil
+					return nil, false, a.doesNotFit(ctx, node, s.invalidPools)
+				case !build:
+					return nil, true, nil
 				}
-				picked = s
+				if !p.picksOne() {
+					picked = s
+				} else if results, ok, err := a.pickOne(node, view, p, s); ok {
+					return results, err == nil, err
+				}
 			}
 		}
 	}
@@ -160,24 +156,26 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	// A deadline the search checks costs no timer.
 	c.deadline = deadline
 	if err := c.prepare(p); err != nil {
-		return false, err
+		return nil, false, err
 	}
 	done := picked != nil && c.pick(p.quick, picked)
 	if !done {
 		var err error
 		if done, err = c.step(position{}, false, 0); err != nil {
-			return false, err
+			return nil, false, err
 		}
 	}
 	if !done {
-		return false, a.doesNotFit(ctx, node, view.InvalidPools)
+		return nil, false, a.doesNotFit(ctx, node, view.InvalidPools)
 	}
-	if found != nil {
-		if err := found(c); err != nil {
-			return false, err
-		}
+	if !build {
+		return nil, true, nil
 	}
-	return true, nil
+	results, err := c.results()
+	if err != nil {
+		return nil, false, err
+	}
+	return results, true, nil
 }
 
 // summarize is quickSummary within the deadline, if one is set: computing

@@ -42,6 +42,8 @@ type call struct {
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
 	sels map[*request]*selection
+	// picked is storage for pick's positions.
+	picked []int32
 	// orders memoizes the policy's candidate order per request.
 	orders map[*request][]int
 	// touched lists the pools whose counters this call consumed.
@@ -156,6 +158,9 @@ func (c *call) newClaimState(obj *resourceapi.ResourceClaim) *claimState {
 }
 
 // cand returns the node's i-th candidate device.
-func (c *call) cand(i int) candidate {
-	return candidate{dev: c.view.Devices[i], pool: c.view.Pools[c.view.PoolOf[i]]}
+func (c *call) cand(i int) candidate { return candAt(c.view, i) }
+
+// candAt returns view's i-th candidate device.
+func candAt(view *inventory.NodeView, i int) candidate {
+	return candidate{dev: view.Devices[i], pool: view.Pools[view.PoolOf[i]]}
 }

@@ -37,7 +37,9 @@
 //     fit, FirstFit's choice is read off the same list (pick). A claim of
 //     one partition (Dynamic MIG) is answered the same way, from the pool
 //     counter snapshot's list of partitions that no longer fit
-//     (quickpartition.go).
+//     (quickpartition.go). For a single claim of a few such devices,
+//     Allocate picks and builds the result on the stack (pickOne): the
+//     result is its only allocation and no pooled state is written.
 //   - Per Allocate call only the search remains: a depth-first search in
 //     upstream's order over the set bits of the request's candidates,
 //     with pooled bookkeeping; a node that cannot fit costs no allocation.

@@ -279,39 +279,32 @@ func scalarKey(a *resourceapi.DeviceAttribute) (key string, ok bool) {
 // matches. pick reproduces exactly that, so Allocate on a fitting node
 // does not search either; the differential tests hold it to upstream.
 
-// pick fills the prepared call's results as FirstFit's search would for a
-// plan the quick answer found fitting; false (with nothing filled) when it
-// cannot tell and the search must run.
-func (c *call) pick(q *quickPlan, s *summary) bool {
-	if c.a.policy != FirstFit {
-		return false
+// picks appends to out the view positions of the devices FirstFit's
+// search would take for a plan the quick answer found fitting, in the
+// order the claims' requests take them (claim by claim, request by
+// request); ok is false when it cannot tell and the search must run.
+func (a *Allocator) picks(q *quickPlan, s *summary, view *inventory.NodeView, out []int32) (_ []int32, ok bool) {
+	if a.policy != FirstFit {
+		return out, false
 	}
 	if !s.plain {
-		k, ok := c.a.firstPartition(q, s, c.view)
+		k, ok := a.firstPartition(q, s, view)
 		if !ok || k < 0 {
-			return false
+			return out, false
 		}
-		for _, cs := range c.claimStates {
-			for _, alts := range cs.requests {
-				if alts[0].numDevices == 1 {
-					cs.results = append(cs.results, deviceResult{req: alts[0], cand: c.cand(int(s.pos[k]))})
-					return true
-				}
-			}
-		}
-		return false
+		return append(out, s.pos[k]), true
 	}
 	if q.covered > 0 && q.covered != q.total {
-		return false
+		return out, false
 	}
-	st := c.a.state
-	capacity := c.a.features.ConsumableCapacity
+	st := a.state
+	capacity := a.features.ConsumableCapacity
 	var of []int8
 	want := int8(-1)
 	if q.covered > 0 {
-		cl := attrClassesOf(c.view, q)
+		cl := attrClassesOf(view, q)
 		if cl.of == nil {
-			return false
+			return out, false
 		}
 		of = cl.of
 		var counts [maxClasses]int32
@@ -320,7 +313,7 @@ func (c *call) pick(q *quickPlan, s *summary) bool {
 				continue
 			}
 			if capacity && st.shared.Has(int(i)) {
-				return false
+				return out, false
 			}
 			if x := of[s.pos[k]]; x >= 0 {
 				counts[x]++
@@ -333,34 +326,90 @@ func (c *call) pick(q *quickPlan, s *summary) bool {
 			}
 		}
 		if want < 0 {
-			return false
+			return out, false
 		}
 	}
-	k := 0
-	for _, cs := range c.claimStates {
-		for _, alts := range cs.requests {
-			r := alts[0]
-			for n := 0; n < r.numDevices; n++ {
-				for ; k < len(s.idx); k++ {
-					i := int(s.idx[k])
-					if st.dedicated.Has(i) || (want >= 0 && of[s.pos[k]] != want) {
-						continue
-					}
-					if capacity && st.shared.Has(i) {
-						k = len(s.idx)
-					}
-					break
-				}
-				if k == len(s.idx) {
-					for _, cs := range c.claimStates {
-						cs.results = cs.results[:0]
-					}
-					return false
-				}
-				cs.results = append(cs.results, deviceResult{req: r, cand: c.cand(int(s.pos[k]))})
-				k++
-			}
+	need := q.total
+	for k, i := range s.idx {
+		if need == 0 {
+			break
 		}
+		if st.dedicated.Has(int(i)) || (want >= 0 && of[s.pos[k]] != want) {
+			continue
+		}
+		if capacity && st.shared.Has(int(i)) {
+			return out, false
+		}
+		out = append(out, s.pos[k])
+		need--
+	}
+	return out, need == 0
+}
+
+// assign appends to out the results of one claim's requests taking the
+// devices at the next positions of pos (see picks), and returns the
+// positions left.
+func assign(reqs [][]*request, pos []int32, view *inventory.NodeView, out []deviceResult) ([]deviceResult, []int32) {
+	for _, alts := range reqs {
+		r := alts[0]
+		for range r.numDevices {
+			out = append(out, deviceResult{req: r, cand: candAt(view, int(pos[0]))})
+			pos = pos[1:]
+		}
+	}
+	return out, pos
+}
+
+// pick fills the prepared call's results as FirstFit's search would for a
+// plan the quick answer found fitting; false (with nothing filled) when it
+// cannot tell and the search must run.
+func (c *call) pick(q *quickPlan, s *summary) bool {
+	pos, ok := c.a.picks(q, s, c.view, c.picked[:0])
+	c.picked = pos[:0]
+	if !ok {
+		return false
+	}
+	for _, cs := range c.claimStates {
+		cs.results, pos = assign(cs.requests, pos, c.view, cs.results)
 	}
 	return true
+}
+
+// Bounds of the claims pickOne handles on the stack.
+const (
+	maxDirectRequests = 8
+	maxDirectDevices  = 8
+)
+
+// picksOne reports whether pickOne handles the prepared claims.
+func (p *prepared) picksOne() bool {
+	return len(p.claims) == 1 && len(p.requests) == 1 && len(p.requests[0]) <= maxDirectRequests && p.quick.total <= maxDirectDevices
+}
+
+// pickOne builds the results for a single claim the quick answer found
+// fitting (picksOne): picks, assign and buildResults on state that lives on
+// the stack, so that no pooled state is written (each pointer written into
+// long-lived memory costs a write barrier while the GC marks) and the
+// result is the only allocation. ok is false when picks cannot tell and
+// the search must run.
+func (a *Allocator) pickOne(node *v1.Node, view *inventory.NodeView, p *prepared, s *summary) (results []resourceapi.AllocationResult, ok bool, err error) {
+	var (
+		cs       claimState
+		states   [1]*claimState
+		selected [maxDirectRequests]int
+		devices  [maxDirectDevices]deviceResult
+		posBuf   [maxDirectDevices]int32
+	)
+	pos, ok := a.picks(p.quick, s, view, posBuf[:0])
+	if !ok {
+		return nil, false, nil
+	}
+	// A quick plan has no All-mode request: the prepared requests are the
+	// claim's, unchanged, and prepare's size check has passed (planQuick).
+	reqs := p.requests[0]
+	cs.obj, cs.requests, cs.selected = p.claims[0], reqs, selected[:len(reqs)]
+	cs.results, _ = assign(reqs, pos, view, devices[:0])
+	states[0] = &cs
+	results, err = buildResults(a.features.DeviceBindingAndStatus, node.Name, states[:])
+	return results, true, err
 }

@@ -13,15 +13,23 @@ import (
 
 // results turns the search's choices into AllocationResults (§6).
 func (c *call) results() ([]resourceapi.AllocationResult, error) {
+	return buildResults(c.a.features.DeviceBindingAndStatus, c.node.Name, c.claimStates)
+}
+
+// buildResults turns the devices chosen for claims on node into
+// AllocationResults (§6); bindingConditions is the DRADeviceBindingConditions
+// feature. It reads states but keeps no reference to them, so they may live
+// on the caller's stack.
+func buildResults(bindingConditions bool, node string, states []*claimState) ([]resourceapi.AllocationResult, error) {
 	var out []resourceapi.AllocationResult
 	var single *singleResult
-	if len(c.claimStates) == 1 && len(c.claimStates[0].results) == 1 {
+	if len(states) == 1 && len(states[0].results) == 1 {
 		single = &singleResult{}
 		out = single.out[:]
 	} else {
-		out = make([]resourceapi.AllocationResult, len(c.claimStates))
+		out = make([]resourceapi.AllocationResult, len(states))
 	}
-	for ci, cs := range c.claimStates {
+	for ci, cs := range states {
 		res := &out[ci]
 		var selBlock *nodeNameSelectorBlock
 		if single != nil {
@@ -51,13 +59,13 @@ func (c *call) results() ([]resourceapi.AllocationResult, error) {
 					r.ConsumedCapacity[k] = v.DeepCopy()
 				}
 			}
-			if c.a.features.DeviceBindingAndStatus {
+			if bindingConditions {
 				r.BindingConditions = d.Spec.BindingConditions
 				r.BindingFailureConditions = d.Spec.BindingFailureConditions
 			}
 		}
-		res.Devices.Config = c.config(cs)
-		sel, err := nodeSelector(cs.results, c.node.Name, selBlock)
+		res.Devices.Config = cs.config()
+		sel, err := nodeSelector(cs.results, node, selBlock)
 		if err != nil {
 			return nil, fmt.Errorf("create NodeSelector for claim %s: %w", cs.obj.Name, err)
 		}
@@ -81,7 +89,7 @@ func (cs *claimState) chosen(q int) *request { return cs.requests[q][cs.selected
 // config lists the class configurations of the classes used (grouped by
 // class, in order of first use), then the claim configurations that apply,
 // and drops the request list of entries that apply to every request (§6.2).
-func (c *call) config(cs *claimState) []resourceapi.DeviceAllocationConfiguration {
+func (cs *claimState) config() []resourceapi.DeviceAllocationConfiguration {
 	var out []resourceapi.DeviceAllocationConfiguration
 	// Classes seen so far and where their entries are; claims have few
 	// requests, so a list beats a map.
