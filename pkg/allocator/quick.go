@@ -2,6 +2,7 @@ package allocator
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
@@ -167,24 +168,32 @@ func (a *Allocator) quick(q *quickPlan, s *summary, view *inventory.NodeView) (f
 		return false, false
 	}
 	var counts [maxClasses]int32
-	free, best := 0, 0
+	free, ok := a.countFree(s, cl.of, &counts)
+	if !ok {
+		return false, false
+	}
+	return free >= need && slices.Max(counts[:]) >= int32(q.covered), true
+}
+
+// countFree counts the free matches of the summary, in total and per value
+// class of of; ok is false when a match has a persisted share, for which
+// capacityFits decides.
+func (a *Allocator) countFree(s *summary, of []int8, counts *[maxClasses]int32) (free int, ok bool) {
+	st := a.state
+	capacity := a.features.ConsumableCapacity
 	for k, i := range s.idx {
 		if st.dedicated.Has(int(i)) {
 			continue
 		}
 		if capacity && st.shared.Has(int(i)) {
-			return false, false
+			return 0, false
 		}
 		free++
-		if x := cl.of[s.pos[k]]; x >= 0 {
+		if x := of[s.pos[k]]; x >= 0 {
 			counts[x]++
-			best = max(best, int(counts[x]))
-		}
-		if free >= need && best >= q.covered {
-			return true, true
 		}
 	}
-	return false, true
+	return free, true
 }
 
 // maxClasses bounds the value classes the quick answer counts; a view
@@ -308,16 +317,8 @@ func (a *Allocator) picks(q *quickPlan, s *summary, view *inventory.NodeView, ou
 		}
 		of = cl.of
 		var counts [maxClasses]int32
-		for k, i := range s.idx {
-			if st.dedicated.Has(int(i)) {
-				continue
-			}
-			if capacity && st.shared.Has(int(i)) {
-				return out, false
-			}
-			if x := of[s.pos[k]]; x >= 0 {
-				counts[x]++
-			}
+		if _, ok := a.countFree(s, of, &counts); !ok {
+			return out, false
 		}
 		for k, i := range s.idx {
 			if x := of[s.pos[k]]; x >= 0 && !st.dedicated.Has(int(i)) && int(counts[x]) >= q.covered {

@@ -168,10 +168,7 @@ func nodeSelector(results []deviceResult, node string, block *nodeNameSelectorBl
 	var term v1.NodeSelectorTerm
 	for _, dr := range results {
 		d := dr.cand.dev
-		nodeName, sel := d.Slice.Obj.Spec.NodeName, d.Slice.Obj.Spec.NodeSelector
-		if d.Slice.PerDeviceNodeSelection() {
-			nodeName, sel = d.Spec.NodeName, d.Spec.NodeSelector
-		}
+		nodeName, sel := d.NodeSelection()
 		if nodeName != nil || ptr.Deref(d.Spec.BindsToNode, false) {
 			if block == nil {
 				block = &nodeNameSelectorBlock{}

@@ -54,3 +54,13 @@ func (ns *nodeSelection) matches(node *v1.Node) (bool, error) {
 func (d *Device) DeviceMatchesNode(node *v1.Node) (bool, error) {
 	return d.nodeSel.matches(node)
 }
+
+// NodeSelection returns the node name and node selector that say where the
+// device is available, as given: the device's own with
+// perDeviceNodeSelection, else its slice's.
+func (d *Device) NodeSelection() (nodeName *string, selector *v1.NodeSelector) {
+	if d.Slice.PerDeviceNodeSelection() {
+		return d.Spec.NodeName, d.Spec.NodeSelector
+	}
+	return d.Slice.Obj.Spec.NodeName, d.Slice.Obj.Spec.NodeSelector
+}

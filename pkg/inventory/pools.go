@@ -113,11 +113,7 @@ func newNodeView(pools []*Pool) *NodeView {
 		p.Devices(func(d *Device) bool {
 			v.Devices = append(v.Devices, d)
 			v.PoolOf = append(v.PoolOf, pi)
-			sel := d.Slice.Obj.Spec.NodeSelector
-			if d.Slice.PerDeviceNodeSelection() {
-				sel = d.Spec.NodeSelector
-			}
-			if sel != nil && len(sel.NodeSelectorTerms) > 1 {
+			if _, sel := d.NodeSelection(); sel != nil && len(sel.NodeSelectorTerms) > 1 {
 				v.MultiTermSelectors = true
 			}
 			return true
