@@ -38,6 +38,8 @@ type call struct {
 	spareLists [][]int
 	// shares tracks in-progress shares of multi-allocatable devices.
 	shares map[int]*shareState
+	// spareShares keeps emptied share states for reuse.
+	spareShares []*shareState
 	// consumed counts counters taken by this call, per pool.
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
@@ -102,6 +104,9 @@ func (a *Allocator) done(c *call) {
 		clear(c.allocating)
 	}
 	if len(c.shares) > 0 {
+		for _, s := range c.shares {
+			c.spareShare(s)
+		}
 		clear(c.shares)
 	}
 	// Counter bookkeeping keeps the maps of the pools this call touched:

@@ -25,10 +25,13 @@ var (
 // device in this call.
 type shareState struct {
 	n        int
-	consumed structured.ConsumedCapacity
+	consumed map[resourceapi.QualifiedName]resource.Quantity
 }
 
-func (c *call) inProgress(i int) structured.ConsumedCapacity {
+// maxSpareShares bounds the emptied share states a pooled call keeps.
+const maxSpareShares = 64
+
+func (c *call) inProgress(i int) map[resourceapi.QualifiedName]resource.Quantity {
 	if s := c.shares[i]; s != nil {
 		return s.consumed
 	}
@@ -38,16 +41,21 @@ func (c *call) inProgress(i int) structured.ConsumedCapacity {
 func (c *call) addShare(i int, consumed map[resourceapi.QualifiedName]resource.Quantity) {
 	s := c.shares[i]
 	if s == nil {
-		s = &shareState{consumed: structured.ConsumedCapacity{}}
+		if n := len(c.spareShares); n > 0 {
+			s = c.spareShares[n-1]
+			c.spareShares = c.spareShares[:n-1]
+		} else {
+			s = &shareState{consumed: map[resourceapi.QualifiedName]resource.Quantity{}}
+		}
 		c.shares[i] = s
 	}
 	s.n++
 	for name, q := range consumed {
 		if have, ok := s.consumed[name]; ok {
 			have.Add(q)
+			s.consumed[name] = have
 		} else {
-			v := q.DeepCopy()
-			s.consumed[name] = &v
+			s.consumed[name] = q.DeepCopy()
 		}
 	}
 }
@@ -58,10 +66,21 @@ func (c *call) removeShare(i int, consumed map[resourceapi.QualifiedName]resourc
 	for name, q := range consumed {
 		if have, ok := s.consumed[name]; ok {
 			have.Sub(q)
+			s.consumed[name] = have
 		}
 	}
 	if s.n == 0 {
 		delete(c.shares, i)
+		c.spareShare(s)
+	}
+}
+
+// spareShare keeps an emptied share state for reuse.
+func (c *call) spareShare(s *shareState) {
+	if len(c.spareShares) < maxSpareShares {
+		s.n = 0
+		clear(s.consumed)
+		c.spareShares = append(c.spareShares, s)
 	}
 }
 
@@ -71,17 +90,19 @@ func (c *call) capacityInUse(i int) bool {
 }
 
 // capacityFits reports whether request r fits on device d next to base
-// (persisted) and inProgress consumption; errors are fatal.
-func (c *call) capacityFits(r *request, d *inventory.Device, base, inProgress structured.ConsumedCapacity) (bool, error) {
+// (persisted) and inProgress consumption, and returns what r consumes of
+// each of d's capacities (nil when every capacity is consumed whole and
+// nothing else is, which needs no arithmetic); errors are fatal.
+func (c *call) capacityFits(r *request, d *inventory.Device, base structured.ConsumedCapacity, inProgress map[resourceapi.QualifiedName]resource.Quantity) (bool, map[resourceapi.QualifiedName]resource.Quantity, error) {
 	dev := d.Spec
 	if r.capacity == nil && d.PlainCapacity && len(base) == 0 && len(inProgress) == 0 {
 		// Each capacity is consumed whole, exactly filling the device.
-		return true, nil
+		return true, nil, nil
 	}
 	if r.capacity != nil {
 		for name := range r.capacity.Requests {
 			if _, ok := dev.Capacity[name]; !ok {
-				return false, nil
+				return false, nil, nil
 			}
 		}
 	}
@@ -90,30 +111,30 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base, inProgress st
 	for name, capacity := range dev.Capacity {
 		q, err := consumedOne(requested(r.capacity, name), capacity, fractional)
 		if err != nil {
-			return false, fmt.Errorf("capacity %q: %w", name, err)
+			return false, nil, fmt.Errorf("capacity %q: %w", name, err)
 		}
 		if q.Sign() < 0 {
-			return false, fmt.Errorf("capacity %q: %w", name, errNegative)
+			return false, nil, fmt.Errorf("capacity %q: %w", name, errNegative)
 		}
 		consumed[name] = q
 	}
 	for name, capacity := range dev.Capacity {
 		q := consumed[name]
 		if violatesPolicy(q, capacity.RequestPolicy, fractional) {
-			return false, nil
+			return false, nil, nil
 		}
 		total := q.DeepCopy()
 		if b, ok := base[name]; ok && b != nil {
 			total.Add(*b)
 		}
-		if p, ok := inProgress[name]; ok && p != nil {
-			total.Add(*p)
+		if p, ok := inProgress[name]; ok {
+			total.Add(p)
 		}
 		if total.Cmp(capacity.Value) > 0 {
-			return false, nil
+			return false, nil, nil
 		}
 	}
-	return true, nil
+	return true, consumed, nil
 }
 
 // consumedCapacity is what one share of the device consumes, for every

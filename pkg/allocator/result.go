@@ -8,6 +8,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/utils/ptr"
 )
 
@@ -47,8 +48,9 @@ func buildResults(bindingConditions bool, node string, states []*claimState) ([]
 			if dr.req.tolerations != nil {
 				r.Tolerations = dr.req.tolerations
 			}
-			if dr.shareID != nil {
-				r.ShareID = dr.shareID
+			if dr.share {
+				id := uuid.NewUUID()
+				r.ShareID = &id
 			}
 			if dr.adminAccess {
 				r.AdminAccess = ptr.To(true)

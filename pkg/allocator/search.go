@@ -8,8 +8,6 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -33,8 +31,10 @@ type deviceResult struct {
 	req         *request
 	cand        candidate
 	adminAccess bool
-	shareID     *types.UID
-	consumed    map[resourceapi.QualifiedName]resource.Quantity
+	// share is set for a share of a multi-allocatable device; its ID is
+	// minted when the result is built (Fits needs none).
+	share    bool
+	consumed map[resourceapi.QualifiedName]resource.Quantity
 }
 
 // step is one step of the depth-first search (§5.1). start is the index
@@ -99,7 +99,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	next.dev++
 
 	if r.mode == resourceapi.DeviceAllocationModeAll {
-		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true)
+		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true, nil)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -144,16 +144,18 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		if sel.failed.Has(i) {
 			return false, sel.errs[i].wrap(r, klog.KObj(c.claims[p.claim]), d)
 		}
+		var checked *capacityCheck
 		if c.a.features.ConsumableCapacity {
-			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
+			fits, consumed, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 			if err != nil {
 				return false, fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 			}
 			if !fits {
 				continue
 			}
+			checked = &capacityCheck{consumed: consumed}
 		}
-		ok, t, err := c.tryDevice(p, r, cand, false)
+		ok, t, err := c.tryDevice(p, r, cand, false, checked)
 		if err != nil {
 			return false, err
 		}
@@ -201,10 +203,18 @@ type taken struct {
 	result      bool
 }
 
+// capacityCheck is the outcome of a capacityFits that passed for a device
+// just before tryDevice: nothing between them changes consumption.
+type capacityCheck struct {
+	consumed map[resourceapi.QualifiedName]resource.Quantity
+}
+
 // tryDevice checks and takes one device for the request at p, in
 // upstream's order (§5.2). must (All mode) turns a violated constraint into
-// an error. On success, release(t) gives everything back.
-func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (bool, taken, error) {
+// an error. checked, if set, is the capacity check the caller just made,
+// which tryDevice then need not repeat. On success, release(t) gives
+// everything back.
+func (c *call) tryDevice(p position, r *request, cand candidate, must bool, checked *capacityCheck) (bool, taken, error) {
 	d := cand.dev
 	cs := c.claimStates[p.claim]
 	t := taken{cand: cand, claim: p.claim}
@@ -250,23 +260,32 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must bool) (boo
 	}
 	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
 	if c.a.features.ConsumableCapacity {
-		fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
-		if err != nil {
-			c.release(r, &t)
-			return false, t, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
-		}
-		if !fits {
-			c.release(r, &t)
-			return false, t, nil
-		}
-		if multi {
-			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange)
+		var consumed map[resourceapi.QualifiedName]resource.Quantity
+		if checked != nil {
+			consumed = checked.consumed
+		} else {
+			fits, cons, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 			if err != nil {
 				c.release(r, &t)
-				return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
+				return false, t, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 			}
-			id := uuid.NewUUID()
-			res.shareID = &id
+			if !fits {
+				c.release(r, &t)
+				return false, t, nil
+			}
+			consumed = cons
+		}
+		if multi {
+			if consumed == nil {
+				// capacityFits needed no arithmetic: each capacity is
+				// consumed whole (or by its default).
+				var err error
+				if consumed, err = consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange); err != nil {
+					c.release(r, &t)
+					return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
+				}
+			}
+			res.share = true
 			if len(consumed) > 0 {
 				res.consumed = consumed
 			}
