@@ -8,6 +8,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/cel"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
@@ -45,9 +46,21 @@ func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
 
 // TestNoAllocationWhenNodeCannotFit: once caches are warm, checking a node
 // whose devices are all taken allocates nothing, for plain devices,
-// partitionable devices and constrained requests.
+// partitionable devices, constrained requests and shares of consumable
+// capacity.
 func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
-	for _, shape := range benchShapes() {
+	shapes := benchShapes()
+	// Shared NICs are full through their consumed capacity: each check of
+	// a device computes its consumption, which must stay off the heap.
+	for _, sc := range allocbench.Scenarios() {
+		if sc.Name == "nic-shared" || sc.Name == "gpu-nic-pcie" {
+			shapes = append(shapes, benchShape{name: sc.Name, cluster: sc.Cluster, claims: sc.Claims})
+		}
+	}
+	if len(shapes) != len(benchShapes())+2 {
+		t.Fatalf("allocbench no longer has the nic-shared and gpu-nic-pcie scenarios")
+	}
+	for _, shape := range shapes {
 		t.Run("a full node costs no allocation for shape "+shape.name, func(t *testing.T) {
 			c := shape.cluster(3)
 			state := inventorygen.Occupancy(c, 1).State()

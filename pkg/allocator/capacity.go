@@ -90,19 +90,18 @@ func (c *call) capacityInUse(i int) bool {
 }
 
 // capacityFits reports whether request r fits on device d next to base
-// (persisted) and inProgress consumption, and returns what r consumes of
-// each of d's capacities (nil when every capacity is consumed whole and
-// nothing else is, which needs no arithmetic); errors are fatal.
-func (c *call) capacityFits(r *request, d *inventory.Device, base structured.ConsumedCapacity, inProgress map[resourceapi.QualifiedName]resource.Quantity) (bool, map[resourceapi.QualifiedName]resource.Quantity, error) {
+// (persisted) and inProgress consumption; errors are fatal. It allocates
+// nothing: the consumption it computes stays on its stack.
+func (c *call) capacityFits(r *request, d *inventory.Device, base structured.ConsumedCapacity, inProgress map[resourceapi.QualifiedName]resource.Quantity) (bool, error) {
 	dev := d.Spec
 	if r.capacity == nil && d.PlainCapacity && len(base) == 0 && len(inProgress) == 0 {
 		// Each capacity is consumed whole, exactly filling the device.
-		return true, nil, nil
+		return true, nil
 	}
 	if r.capacity != nil {
 		for name := range r.capacity.Requests {
 			if _, ok := dev.Capacity[name]; !ok {
-				return false, nil, nil
+				return false, nil
 			}
 		}
 	}
@@ -111,17 +110,17 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base structured.Con
 	for name, capacity := range dev.Capacity {
 		q, err := consumedOne(requested(r.capacity, name), capacity, fractional)
 		if err != nil {
-			return false, nil, fmt.Errorf("capacity %q: %w", name, err)
+			return false, fmt.Errorf("capacity %q: %w", name, err)
 		}
 		if q.Sign() < 0 {
-			return false, nil, fmt.Errorf("capacity %q: %w", name, errNegative)
+			return false, fmt.Errorf("capacity %q: %w", name, errNegative)
 		}
 		consumed[name] = q
 	}
 	for name, capacity := range dev.Capacity {
 		q := consumed[name]
 		if violatesPolicy(q, capacity.RequestPolicy, fractional) {
-			return false, nil, nil
+			return false, nil
 		}
 		total := q.DeepCopy()
 		if b, ok := base[name]; ok && b != nil {
@@ -131,10 +130,10 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base structured.Con
 			total.Add(p)
 		}
 		if total.Cmp(capacity.Value) > 0 {
-			return false, nil, nil
+			return false, nil
 		}
 	}
-	return true, consumed, nil
+	return true, nil
 }
 
 // consumedCapacity is what one share of the device consumes, for every

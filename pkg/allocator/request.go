@@ -361,7 +361,7 @@ func (c *call) prescan(r *request, claim *resourceapi.ResourceClaim) error {
 				continue
 			}
 			if c.a.features.ConsumableCapacity {
-				fits, _, err := c.capacityFits(r, d, nil, nil)
+				fits, err := c.capacityFits(r, d, nil, nil)
 				if err != nil {
 					return fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", claimRef, r.shortName(), d.Name(), err)
 				}

@@ -99,7 +99,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	next.dev++
 
 	if r.mode == resourceapi.DeviceAllocationModeAll {
-		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true, nil)
+		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true, false)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -144,18 +144,16 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		if sel.failed.Has(i) {
 			return false, sel.errs[i].wrap(r, klog.KObj(c.claims[p.claim]), d)
 		}
-		var checked *capacityCheck
 		if c.a.features.ConsumableCapacity {
-			fits, consumed, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
+			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 			if err != nil {
 				return false, fmt.Errorf("claim %s, request %s: checking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 			}
 			if !fits {
 				continue
 			}
-			checked = &capacityCheck{consumed: consumed}
 		}
-		ok, t, err := c.tryDevice(p, r, cand, false, checked)
+		ok, t, err := c.tryDevice(p, r, cand, false, true)
 		if err != nil {
 			return false, err
 		}
@@ -203,18 +201,13 @@ type taken struct {
 	result      bool
 }
 
-// capacityCheck is the outcome of a capacityFits that passed for a device
-// just before tryDevice: nothing between them changes consumption.
-type capacityCheck struct {
-	consumed map[resourceapi.QualifiedName]resource.Quantity
-}
-
 // tryDevice checks and takes one device for the request at p, in
 // upstream's order (§5.2). must (All mode) turns a violated constraint into
-// an error. checked, if set, is the capacity check the caller just made,
-// which tryDevice then need not repeat. On success, release(t) gives
-// everything back.
-func (c *call) tryDevice(p position, r *request, cand candidate, must bool, checked *capacityCheck) (bool, taken, error) {
+// an error. checked says the caller's capacityFits just passed for the
+// device; nothing between that check and this call changes consumption, so
+// tryDevice need not repeat it. On success, release(t) gives everything
+// back.
+func (c *call) tryDevice(p position, r *request, cand candidate, must, checked bool) (bool, taken, error) {
 	d := cand.dev
 	cs := c.claimStates[p.claim]
 	t := taken{cand: cand, claim: p.claim}
@@ -260,11 +253,8 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must bool, chec
 	}
 	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
 	if c.a.features.ConsumableCapacity {
-		var consumed map[resourceapi.QualifiedName]resource.Quantity
-		if checked != nil {
-			consumed = checked.consumed
-		} else {
-			fits, cons, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
+		if !checked {
+			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 			if err != nil {
 				c.release(r, &t)
 				return false, t, fmt.Errorf("claim %s, request %s: rechecking capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
@@ -273,17 +263,12 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must bool, chec
 				c.release(r, &t)
 				return false, t, nil
 			}
-			consumed = cons
 		}
 		if multi {
-			if consumed == nil {
-				// capacityFits needed no arithmetic: each capacity is
-				// consumed whole (or by its default).
-				var err error
-				if consumed, err = consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange); err != nil {
-					c.release(r, &t)
-					return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
-				}
+			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange)
+			if err != nil {
+				c.release(r, &t)
+				return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)
 			}
 			res.share = true
 			if len(consumed) > 0 {
