@@ -19,8 +19,21 @@ type poolCounters struct {
 	// blocked holds the devices (by index) whose own consumption exceeds
 	// an available counter: no reservation of them can fit, whatever else
 	// the call holds, as long as no consumption in the pool is negative
-	// (nil otherwise). On a full node, most partitions are.
-	blocked map[int]struct{}
+	// (blockedKnown is false then, and blocked empty). On a full node,
+	// most partitions are.
+	blocked      indexSet
+	blockedKnown bool
+}
+
+// indexSet is a sorted set of device indexes: compact, and a lookup reads
+// a few adjacent words where a map probes scattered groups (checking the
+// partitions of node after node made those probes the main cost).
+type indexSet []int32
+
+// has reports whether device index i is in the set.
+func (s indexSet) has(i int) bool {
+	_, found := slices.BinarySearch(s, int32(i))
+	return found
 }
 
 // available returns what the pool's counter sets offer after subtracting
@@ -71,16 +84,16 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 			}
 		}
 	}
-	pc.blocked = blockedDevices(pool, cs)
+	pc.blocked, pc.blockedKnown = blockedDevices(pool, cs)
 	st.counters[pool.ID] = pc
 	return pc
 }
 
 // blockedDevices finds the pool's devices whose own consumption exceeds an
-// available counter; nil if some consumption in the pool is negative, so
-// that adding a device could lower a sum.
-func blockedDevices(pool *inventory.Pool, avail counterSets) map[int]struct{} {
-	blocked := map[int]struct{}{}
+// available counter; ok is false if some consumption in the pool is
+// negative, so that adding a device could lower a sum.
+func blockedDevices(pool *inventory.Pool, avail counterSets) (_ indexSet, ok bool) {
+	var blocked indexSet
 	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
 		for _, s := range group {
 			for _, d := range s.Devices {
@@ -88,17 +101,18 @@ func blockedDevices(pool *inventory.Pool, avail counterSets) map[int]struct{} {
 					have := avail[use.CounterSet]
 					for cn, q := range use.Counters {
 						if q.Value.Sign() < 0 {
-							return nil
+							return nil, false
 						}
 						if a, ok := have[cn]; ok && a.Cmp(q.Value) < 0 {
-							blocked[d.Index] = struct{}{}
+							blocked = append(blocked, int32(d.Index))
 						}
 					}
 				}
 			}
 		}
 	}
-	return blocked
+	slices.Sort(blocked)
+	return slices.Clip(slices.Compact(blocked)), true
 }
 
 // reserveCounters adds the device's counter consumption to this call's and
@@ -115,7 +129,7 @@ func (c *call) reserveCounters(cand candidate) bool {
 	if avail.overConsumed {
 		return false
 	}
-	if _, ok := avail.blocked[cand.dev.Index]; ok {
+	if avail.blocked.has(cand.dev.Index) {
 		return false
 	}
 	consumed := c.consumed[cand.pool.ID]

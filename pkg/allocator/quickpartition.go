@@ -42,6 +42,12 @@ func (a *Allocator) firstPartition(q *quickPlan, s *summary, view *inventory.Nod
 	}
 	st := a.state
 	capacity := a.features.ConsumableCapacity
+	// Matches of one pool are adjacent in search order: its counters are
+	// looked up once per run of them.
+	var (
+		pool *inventory.Pool
+		pc   poolCounters
+	)
 	for k, i := range s.idx {
 		if st.dedicated.Has(int(i)) {
 			continue
@@ -53,11 +59,13 @@ func (a *Allocator) firstPartition(q *quickPlan, s *summary, view *inventory.Nod
 		if len(d.Spec.ConsumesCounters) == 0 {
 			return k, true
 		}
-		pc := a.available(view.Pools[view.PoolOf[s.pos[k]]])
-		if pc.blocked == nil {
+		if p := view.Pools[view.PoolOf[s.pos[k]]]; p != pool {
+			pool, pc = p, a.available(p)
+		}
+		if !pc.blockedKnown {
 			return -1, false
 		}
-		if _, blocked := pc.blocked[int(i)]; pc.overConsumed || blocked {
+		if pc.overConsumed || pc.blocked.has(int(i)) {
 			continue
 		}
 		return k, true
