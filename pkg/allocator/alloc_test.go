@@ -22,12 +22,7 @@ func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
 	for _, shape := range benchShapes() {
 		t.Run("a free node costs only the result for shape "+shape.name, func(t *testing.T) {
 			c := shape.cluster(3)
-			inv := inventory.New()
-			for _, s := range c.Slices {
-				inv.Set(s)
-			}
-			m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-			a := allocator.New(defaultFeatures, inventorygen.Occupancy(c, 0).State(), c.ClassLister(), inv, m, allocator.FirstFit)
+			a := newShapeAllocator(c, 0)
 			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
 			res, err := a.Allocate(ctx, node, claims)
 			if err != nil || len(res) != 1 {
@@ -63,13 +58,7 @@ func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
 	for _, shape := range shapes {
 		t.Run("a full node costs no allocation for shape "+shape.name, func(t *testing.T) {
 			c := shape.cluster(3)
-			state := inventorygen.Occupancy(c, 1).State()
-			inv := inventory.New()
-			for _, s := range c.Slices {
-				inv.Set(s)
-			}
-			m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-			a := allocator.NewWithState(defaultFeatures, allocator.NewState(inv, state), c.ClassLister(), inv, m, allocator.FirstFit)
+			a := newShapeAllocator(c, 1)
 			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
 			res, err := a.Allocate(ctx, node, claims)
 			if err != nil || res != nil {
@@ -83,4 +72,15 @@ func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newShapeAllocator returns a FirstFit allocator over a fresh inventory and
+// matcher for cluster c, with the given fraction of its devices allocated.
+func newShapeAllocator(c inventorygen.Cluster, occupancy float64) *allocator.Allocator {
+	inv := inventory.New()
+	for _, s := range c.Slices {
+		inv.Set(s)
+	}
+	m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
+	return allocator.New(defaultFeatures, inventorygen.Occupancy(c, occupancy).State(), c.ClassLister(), inv, m, allocator.FirstFit)
 }
