@@ -3,6 +3,7 @@ package allocator
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,8 +38,10 @@ type Allocator struct {
 }
 
 // NewAllocator builds an allocator over a private inventory of slices, with
-// the parameters and contract of upstream's structured.NewAllocator. It
-// never fails today; the error keeps the signature a drop-in.
+// the parameters and contract of upstream's structured.NewAllocator. As
+// there, every slice of the list counts, in list order, whatever its name:
+// the inventory keeps each under its position. It never fails today; the
+// error keeps the signature a drop-in.
 func NewAllocator(ctx context.Context,
 	features structured.Features,
 	allocatedState structured.AllocatedState,
@@ -47,8 +50,8 @@ func NewAllocator(ctx context.Context,
 	celCache *cel.Cache,
 ) (*Allocator, error) {
 	inv := inventory.New()
-	for _, s := range slices {
-		inv.Set(s)
+	for i, s := range slices {
+		inv.SetWithKey(strconv.Itoa(i), s)
 	}
 	return New(features, allocatedState, classLister, inv, NewMatcher(celCache), FirstFit), nil
 }
@@ -108,8 +111,9 @@ func (a *Allocator) FitsWithin(ctx context.Context, node *v1.Node, claims []*res
 
 // run answers whether claims fit on node and, if build is set, returns
 // their results. timeout, if positive, limits the work other than a
-// summary's answer: computing a selection through a context, the search
-// through a deadline it checks between steps.
+// summary's answer: computing a selection through a context with the
+// deadline (summarize's, or the call's), the search through the deadline
+// it checks between steps.
 func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, build bool, timeout time.Duration) ([]resourceapi.AllocationResult, bool, error) {
 	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -30,6 +31,9 @@ const (
 	// ConstraintUnsatisfiable: enough devices are free for each request,
 	// but none of their combinations meets the claim's constraints.
 	ConstraintUnsatisfiable
+	// CutShort: the claims do not fit, but ExplainWithin's deadline ended
+	// the search for the cause before it was found.
+	CutShort
 )
 
 // Explanation says why claims do not fit on a node. Its String is the same
@@ -74,6 +78,8 @@ func (e Explanation) finding() string {
 		return fmt.Sprintf("not enough free devices for request %q (class %s)", e.Request, e.Class)
 	case ConstraintUnsatisfiable:
 		return e.Constraint + " unsatisfiable"
+	case CutShort:
+		return "cannot allocate all claims (the search for the cause was cut short by the filter timeout)"
 	default:
 		return "cannot allocate all claims"
 	}
@@ -83,6 +89,19 @@ func (e Explanation) finding() string {
 // meant for the failure path only: it may allocate, and it assumes that
 // Allocate returned neither results nor an error for the same inputs.
 func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) Explanation {
+	return a.ExplainWithin(ctx, node, claims, time.Time{})
+}
+
+// ExplainWithin is Explain within a deadline, so that a scheduler's Filter
+// can spend one time budget on FitsWithin and the explanation together:
+// take deadline as the start plus the filter timeout. The deadline limits
+// what FitsWithin's timeout limits — evaluating selectors, each search for
+// the cause (one per claim constraint and more) — while findings read off
+// selections already kept for the node need no time. When the deadline
+// ends the search first, the finding is CutShort. The zero deadline means
+// none; a context that ends first makes the finding the generic
+// CannotAllocate.
+func (a *Allocator) ExplainWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
 	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
 		return Explanation{}
@@ -93,10 +112,13 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 	}
 	c := a.newCall(ctx, node, claims, view)
 	defer a.done(c)
+	c.deadline = deadline
+	var e Explanation
 	if err := c.prepare(p); err != nil {
-		return Explanation{}
+		e = c.failed()
+	} else {
+		e = c.explain(node, view)
 	}
-	e := c.explain(ctx, node, view)
 	for _, pool := range view.Pools {
 		switch {
 		case pool.Invalid:
@@ -108,9 +130,25 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 	return e
 }
 
+// interrupted reports whether the call's context or deadline has ended:
+// a search or selection of the call may then have been cut off.
+func (c *call) interrupted() bool {
+	return c.ctx.Err() != nil || !c.deadline.IsZero() && time.Now().After(c.deadline)
+}
+
+// failed is the explanation when the call's work failed: CutShort if the
+// deadline cut it off, else the generic finding (the work itself failed,
+// or the caller stopped asking).
+func (c *call) failed() Explanation {
+	if c.ctx.Err() == nil && c.interrupted() {
+		return Explanation{Kind: CutShort}
+	}
+	return Explanation{}
+}
+
 // explain finds the most specific reason, request by request, then claim
 // constraints.
-func (c *call) explain(ctx context.Context, node *v1.Node, view *inventory.NodeView) Explanation {
+func (c *call) explain(node *v1.Node, view *inventory.NodeView) Explanation {
 	a := c.a
 	for _, cs := range c.claimStates {
 		for _, alts := range cs.requests {
@@ -118,7 +156,10 @@ func (c *call) explain(ctx context.Context, node *v1.Node, view *inventory.NodeV
 			// is; report the alternative that came closest.
 			best := Explanation{Kind: -1}
 			for _, r := range alts {
-				e := c.explainRequest(r)
+				e, ok := c.explainRequest(r)
+				if !ok {
+					return c.failed()
+				}
 				if best.Kind < 0 || rank(e.Kind) < rank(best.Kind) {
 					best = e
 				}
@@ -129,7 +170,11 @@ func (c *call) explain(ctx context.Context, node *v1.Node, view *inventory.NodeV
 		}
 	}
 	for _, cs := range c.claimStates {
-		if e, ok := a.blameConstraint(ctx, node, view, cs.obj); ok {
+		e, ok, err := a.blameConstraint(c.ctx, node, view, cs.obj, c.deadline)
+		if err != nil {
+			return c.failed()
+		}
+		if ok {
 			return e
 		}
 	}
@@ -138,30 +183,40 @@ func (c *call) explain(ctx context.Context, node *v1.Node, view *inventory.NodeV
 
 // blameConstraint finds the constraint that keeps claim, on its own, from
 // fitting on the node: the claim must not fit as it is, must fit without
-// constraints, and must not fit with that one constraint alone.
-func (a *Allocator) blameConstraint(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim) (Explanation, bool) {
+// constraints, and must not fit with that one constraint alone. An error
+// says that the context or the deadline cut a search off.
+func (a *Allocator) blameConstraint(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim,
+	deadline time.Time) (Explanation, bool, error) {
 	constraints := claim.Spec.Devices.Constraints
-	if len(constraints) == 0 || a.fits(ctx, node, view, claim) {
-		return Explanation{}, false
+	if len(constraints) == 0 {
+		return Explanation{}, false, nil
+	}
+	fits := func(claim *resourceapi.ResourceClaim) (bool, error) { return a.fits(ctx, node, view, claim, deadline) }
+	if ok, err := fits(claim); ok || err != nil {
+		return Explanation{}, false, err
 	}
 	with := func(cons []resourceapi.DeviceConstraint) *resourceapi.ResourceClaim {
 		c := claim.DeepCopy()
 		c.Spec.Devices.Constraints = cons
 		return c
 	}
-	if !a.fits(ctx, node, view, with(nil)) {
-		return Explanation{}, false
+	if ok, err := fits(with(nil)); !ok || err != nil {
+		return Explanation{}, false, err
 	}
 	var names []string
 	for _, con := range constraints {
 		name := constraintName(con)
-		if !a.fits(ctx, node, view, with([]resourceapi.DeviceConstraint{con})) {
-			return Explanation{Kind: ConstraintUnsatisfiable, Constraint: name}, true
+		ok, err := fits(with([]resourceapi.DeviceConstraint{con}))
+		if err != nil {
+			return Explanation{}, false, err
+		}
+		if !ok {
+			return Explanation{Kind: ConstraintUnsatisfiable, Constraint: name}, true, nil
 		}
 		names = append(names, name)
 	}
 	// Each holds alone; only together do they fail.
-	return Explanation{Kind: ConstraintUnsatisfiable, Constraint: strings.Join(names, " with ")}, true
+	return Explanation{Kind: ConstraintUnsatisfiable, Constraint: strings.Join(names, " with ")}, true, nil
 }
 
 func constraintName(con resourceapi.DeviceConstraint) string {
@@ -175,17 +230,28 @@ func constraintName(con resourceapi.DeviceConstraint) string {
 	}
 }
 
-// fits runs the search for one claim on the node, without touching the
-// allocator's per-pod cache (other nodes may be using it).
-func (a *Allocator) fits(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim) bool {
+// fits runs the search for one claim on the node within the deadline (the
+// zero deadline is none), without touching the allocator's per-pod cache
+// (other nodes may be using it). The claim does not fit where the search
+// fails; the error says that the context or the deadline cut it off.
+func (a *Allocator) fits(ctx context.Context, node *v1.Node, view *inventory.NodeView, claim *resourceapi.ResourceClaim, deadline time.Time) (bool, error) {
 	claims := []*resourceapi.ResourceClaim{claim}
 	c := a.newCall(ctx, node, claims, view)
 	defer a.done(c)
-	if err := c.prepare(a.prepareClaims(claims)); err != nil {
-		return false
+	c.deadline = deadline
+	err := c.prepare(a.prepareClaims(claims))
+	done := false
+	if err == nil {
+		done, err = c.step(position{}, false, 0)
 	}
-	done, err := c.step(position{}, false, 0)
-	return err == nil && done
+	switch {
+	case err == nil:
+		return done, nil
+	case c.interrupted():
+		return false, fmt.Errorf("search for the cause cut short: %w", err)
+	default:
+		return false, nil
+	}
 }
 
 // rank orders kinds from "closest to fitting" to "furthest".
@@ -203,9 +269,9 @@ func rank(k ExplanationKind) int {
 }
 
 // explainRequest counts the request's matching and free devices on the
-// call's node.
-func (c *call) explainRequest(r *request) Explanation {
-	e := Explanation{Request: r.base, Class: r.class.Name}
+// call's node; ok is false when evaluating its selectors was cut off.
+func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
+	e = Explanation{Request: r.base, Class: r.class.Name}
 	for _, sel := range r.selectors {
 		e.Selectors = append(e.Selectors, sel.CEL.Expression)
 	}
@@ -217,6 +283,9 @@ func (c *call) explainRequest(r *request) Explanation {
 		}
 	}
 	sel := c.selection(r)
+	if sel.interrupted {
+		return Explanation{}, false
+	}
 	matching, free := 0, 0
 	for i, ok := sel.match.NextSet(0); ok; i, ok = sel.match.NextSet(i + 1) {
 		matching++
@@ -239,7 +308,7 @@ func (c *call) explainRequest(r *request) Explanation {
 	default:
 		e.Kind = CannotAllocate
 	}
-	return e
+	return e, true
 }
 
 // Occupancy reports, over the pools of node that results allocate from,

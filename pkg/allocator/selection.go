@@ -1,6 +1,7 @@
 package allocator
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -26,6 +27,11 @@ type selection struct {
 	// candidates is match ∪ failed: the devices the search must visit.
 	candidates *bitset.Set
 	errs       map[int]chainError
+	// interrupted is set when the call's context or deadline ended while
+	// the chain was evaluated: devices whose evaluation was cut off count
+	// as failed, with the interruption as their error. Such a selection
+	// serves the call that computed it only.
+	interrupted bool
 }
 
 // chainError is where a chain failed on a device, to be worded for the
@@ -76,8 +82,10 @@ func chainKey(r *request, bindingConditions bool) string {
 }
 
 // selection returns the request's selection on this call's node view. A
-// selection computed while the call's context ended is used by this call
-// only: interrupted evaluations are not a property of the devices.
+// selection computed while the call's context or deadline ended is used by
+// this call only: interrupted evaluations are not a property of the
+// devices. Computing one honours the call's deadline, if it has one, as
+// the search does; a kept selection needs no timer.
 func (c *call) selection(r *request) *selection {
 	if s := memoOf(c.view).selection(r.chain); s != nil {
 		return s
@@ -92,11 +100,18 @@ func (c *call) selection(r *request) *selection {
 	if s := m.selection(r.chain); s != nil {
 		return s
 	}
-	s := c.computeSelection(r)
-	if c.ctx.Err() == nil {
+	ctx := c.ctx
+	if !c.deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, c.deadline)
+		defer cancel()
+	}
+	s := c.computeSelection(ctx, r)
+	if ctx.Err() == nil {
 		v.Memo.Store(m.withSelection(r.chain, s))
 		return s
 	}
+	s.interrupted = true
 	if c.sels == nil {
 		c.sels = map[*request]*selection{}
 	}
@@ -104,11 +119,13 @@ func (c *call) selection(r *request) *selection {
 	return s
 }
 
-func (c *call) computeSelection(r *request) *selection {
+// computeSelection evaluates the request's chain on every candidate of the
+// view, through ctx.
+func (c *call) computeSelection(ctx context.Context, r *request) *selection {
 	n := len(c.view.Devices)
 	s := &selection{match: bitset.New(n), failed: bitset.New(n)}
 	for i, d := range c.view.Devices {
-		ok, cerr := c.chain(r, d)
+		ok, cerr := c.chain(ctx, r, d)
 		switch {
 		case cerr != nil:
 			s.failed.Set(i)
@@ -128,17 +145,17 @@ func (c *call) computeSelection(r *request) *selection {
 // chain runs the request's selector chain on one device: binding
 // conditions supported, class selectors, request selectors, the device's
 // own node selection, in that order, stopping at the first false or error.
-func (c *call) chain(r *request, d *inventory.Device) (bool, *chainError) {
+func (c *call) chain(ctx context.Context, r *request, d *inventory.Device) (bool, *chainError) {
 	if !c.a.features.DeviceBindingAndStatus && len(d.Spec.BindingConditions) > 0 {
 		return false, nil
 	}
 	for i, e := range r.classExprs {
-		if ok, cerr := c.evaluateOne(e, d, true, i); cerr != nil || !ok {
+		if ok, cerr := c.evaluateOne(ctx, e, d, true, i); cerr != nil || !ok {
 			return false, cerr
 		}
 	}
 	for i, e := range r.exprs {
-		if ok, cerr := c.evaluateOne(e, d, false, i); cerr != nil || !ok {
+		if ok, cerr := c.evaluateOne(ctx, e, d, false, i); cerr != nil || !ok {
 			return false, cerr
 		}
 	}
@@ -152,14 +169,14 @@ func (c *call) chain(r *request, d *inventory.Device) (bool, *chainError) {
 	return true, nil
 }
 
-func (c *call) evaluateOne(e *exprResults, d *inventory.Device, class bool, i int) (bool, *chainError) {
+func (c *call) evaluateOne(ctx context.Context, e *exprResults, d *inventory.Device, class bool, i int) (bool, *chainError) {
 	if e == nil {
 		return false, &chainError{class: class, index: i, compile: true, err: fmt.Errorf("CEL expression empty (unsupported selector type?)")}
 	}
 	if e.compileErr != nil {
 		return false, &chainError{class: class, index: i, compile: true, err: e.compileErr}
 	}
-	ok, err := c.a.matcher.match(c.ctx, e, d)
+	ok, err := c.a.matcher.match(ctx, e, d)
 	if err != nil {
 		return false, &chainError{class: class, index: i, err: err}
 	}

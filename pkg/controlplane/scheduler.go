@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 )
 
@@ -54,8 +55,22 @@ func (cp *ControlPlane) WriteSchedulerConfig(name string, config []byte) (string
 // answers /healthz; it stops with ctx, with Stop on the result, or with the
 // control plane.
 func (cp *ControlPlane) StartScheduler(ctx context.Context, configPath string, flags ...string) (*schedulerapp.Running, error) {
-	args := slices.Concat([]string{"--config=" + configPath}, flags)
-	sched, err := schedulerapp.Start(ctx, args)
+	return cp.StartSchedulerWith(ctx, configPath, SchedulerOptions{Flags: flags})
+}
+
+// SchedulerOptions are StartSchedulerWith's settings beyond the
+// configuration file.
+type SchedulerOptions struct {
+	// Flags are extra command-line flags.
+	Flags []string
+	// Plugins configures the DRAAllocator plugins (test hooks).
+	Plugins draallocator.Options
+}
+
+// StartSchedulerWith is StartScheduler with plugin options.
+func (cp *ControlPlane) StartSchedulerWith(ctx context.Context, configPath string, opts SchedulerOptions) (*schedulerapp.Running, error) {
+	args := slices.Concat([]string{"--config=" + configPath}, opts.Flags)
+	sched, err := schedulerapp.Start(ctx, args, opts.Plugins)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,10 @@
 //
 // Slices are updated one event at a time (Set, Remove); a device whose
 // content is unchanged keeps its index and version across slice updates, so
-// a driver republishing a slice invalidates nothing.
+// a driver republishing a slice invalidates nothing. Set keeps a slice
+// under its name, unique in a cluster; SetWithKey keeps it under any key,
+// for lists of slices whose names need not be unique (upstream's
+// NewAllocator treats the slices of its list as distinct objects).
 //
 // Pools reports, for one node, the resource pools the allocator may use,
 // with the semantics of upstream's incubating allocator (see

@@ -58,13 +58,20 @@ type Slice struct {
 	Obj *resourceapi.ResourceSlice
 	// Devices are the slice's devices in slice order.
 	Devices []*Device
+	// key is what the inventory keeps the slice under (its name, for Set).
+	key string
 	// seq orders slices by first arrival ("input order").
 	seq     uint64
 	nodeSel nodeSelection
 }
 
-// Name is the slice's object name.
+// Name is the slice's object name. It need not identify the slice (see
+// SetWithKey); pools order and validate slices by name, as upstream does.
 func (s *Slice) Name() string { return s.Obj.Name }
+
+// Key is what the inventory keeps the slice under: its name if it was
+// added by Set.
+func (s *Slice) Key() string { return s.key }
 
 // Pool returns the slice's pool ID.
 func (s *Slice) Pool() PoolID { return PoolID{s.Obj.Spec.Driver, s.Obj.Spec.Pool.Name} }
@@ -74,10 +81,11 @@ func (s *Slice) PerDeviceNodeSelection() bool {
 	return ptr.Deref(s.Obj.Spec.PerDeviceNodeSelection, false)
 }
 
-// Inventory holds all slices and their devices.
+// Inventory holds all slices and their devices. Slices are kept by key:
+// their names, for slices added by Set, which a cluster keeps unique.
 type Inventory struct {
-	slices map[string]*Slice
-	onNode map[string]map[string]*Slice // node name -> slice name -> slice
+	slices map[string]*Slice            // key -> slice
+	onNode map[string]map[string]*Slice // node name -> key -> slice
 	shared map[string]*Slice            // slices without spec.nodeName
 	byPool map[PoolID]map[string]*Slice // every slice of a pool
 	byID   map[DeviceKey][]*Device      // devices by driver/pool/name
@@ -145,14 +153,21 @@ func (inv *Inventory) NumSlices() int { return len(inv.slices) }
 // NumPools counts pools with at least one slice.
 func (inv *Inventory) NumPools() int { return len(inv.byPool) }
 
-// Set adds a slice or replaces the slice with the same name. The object
-// must not be modified afterwards.
-func (inv *Inventory) Set(obj *resourceapi.ResourceSlice) {
-	old := inv.slices[obj.Name]
+// Set adds a slice or replaces the slice with the same name: it is
+// SetWithKey(obj.Name, obj), for slices from a cluster, where names are
+// unique. The object must not be modified afterwards.
+func (inv *Inventory) Set(obj *resourceapi.ResourceSlice) { inv.SetWithKey(obj.Name, obj) }
+
+// SetWithKey adds a slice under key or replaces the slice kept under key,
+// whatever the slice's name: slices handed over as a list (upstream's
+// NewAllocator) are distinct objects even where they share a name. The
+// object must not be modified afterwards.
+func (inv *Inventory) SetWithKey(key string, obj *resourceapi.ResourceSlice) {
+	old := inv.slices[key]
 	if old != nil && old.Obj == obj {
 		return
 	}
-	s := &Slice{Obj: obj, nodeSel: newNodeSelection(obj.Spec.NodeName, obj.Spec.AllNodes, obj.Spec.NodeSelector)}
+	s := &Slice{Obj: obj, key: key, nodeSel: newNodeSelection(obj.Spec.NodeName, obj.Spec.AllNodes, obj.Spec.NodeSelector)}
 	if old != nil {
 		s.seq = old.seq
 		inv.unlink(old)
@@ -196,9 +211,10 @@ func (inv *Inventory) Set(obj *resourceapi.ResourceSlice) {
 	inv.generation++
 }
 
-// Remove deletes the slice with the given name, if present.
-func (inv *Inventory) Remove(name string) {
-	old := inv.slices[name]
+// Remove deletes the slice kept under key (its name, if it was added by
+// Set), if present.
+func (inv *Inventory) Remove(key string) {
+	old := inv.slices[key]
 	if old == nil {
 		return
 	}
@@ -210,23 +226,23 @@ func (inv *Inventory) Remove(name string) {
 }
 
 func (inv *Inventory) link(s *Slice) {
-	inv.slices[s.Name()] = s
+	inv.slices[s.key] = s
 	if node := ptr.Deref(s.Obj.Spec.NodeName, ""); node != "" {
 		m := inv.onNode[node]
 		if m == nil {
 			m = map[string]*Slice{}
 			inv.onNode[node] = m
 		}
-		m[s.Name()] = s
+		m[s.key] = s
 	} else {
-		inv.shared[s.Name()] = s
+		inv.shared[s.key] = s
 	}
 	p := inv.byPool[s.Pool()]
 	if p == nil {
 		p = map[string]*Slice{}
 		inv.byPool[s.Pool()] = p
 	}
-	p[s.Name()] = s
+	p[s.key] = s
 	for _, d := range s.Devices {
 		inv.byID[d.Key()] = append(inv.byID[d.Key()], d)
 		id := structured.MakeDeviceID(d.Driver, d.Pool, d.Spec.Name)
@@ -235,14 +251,14 @@ func (inv *Inventory) link(s *Slice) {
 }
 
 func (inv *Inventory) unlink(s *Slice) {
-	delete(inv.slices, s.Name())
+	delete(inv.slices, s.key)
 	if node := ptr.Deref(s.Obj.Spec.NodeName, ""); node != "" {
-		delete(inv.onNode[node], s.Name())
+		delete(inv.onNode[node], s.key)
 		if len(inv.onNode[node]) == 0 {
 			delete(inv.onNode, node)
 		}
 	} else {
-		delete(inv.shared, s.Name())
+		delete(inv.shared, s.key)
 	}
 	for _, d := range s.Devices {
 		k := d.Key()
@@ -256,7 +272,7 @@ func (inv *Inventory) unlink(s *Slice) {
 			delete(inv.byHandle, id)
 		}
 	}
-	delete(inv.byPool[s.Pool()], s.Name())
+	delete(inv.byPool[s.Pool()], s.key)
 	if len(inv.byPool[s.Pool()]) == 0 {
 		delete(inv.byPool, s.Pool())
 	}

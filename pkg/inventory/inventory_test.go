@@ -289,3 +289,73 @@ func TestViewID(t *testing.T) {
 		t.Fatalf("slot %d not reused (freed %d, %d)", id4.Slot, id1.Slot, idOther.Slot)
 	}
 }
+
+func TestSlicesAreKeptByKey(t *testing.T) {
+	gpus := func(pool string, count int64, devices ...string) *resourceapi.ResourceSlice {
+		return onNode(slice("gpus", "d", pool, 1, count, devices...), "n")
+	}
+	listedTwice := gpus("p", 1, "a")
+	type keyed struct {
+		key   string
+		slice *resourceapi.ResourceSlice
+	}
+	for _, tc := range []struct {
+		name   string
+		set    []keyed // key "" adds the slice by Set
+		remove []string
+		want   string
+	}{{
+		name: "Set replaces a slice of the same name",
+		set:  []keyed{{"", gpus("p1", 1, "a")}, {"", gpus("p2", 1, "b")}},
+		want: "d/p2: b",
+	}, {
+		name: "slices sharing a name under different keys are both kept",
+		set:  []keyed{{"0", gpus("p1", 1, "a")}, {"1", gpus("p2", 1, "b")}},
+		want: "d/p1: a; d/p2: b",
+	}, {
+		name: "slices sharing a name under different keys complete one pool",
+		set:  []keyed{{"0", gpus("p", 2, "a")}, {"1", gpus("p", 2, "b")}},
+		want: "d/p: a b",
+	}, {
+		name: "one object under two keys counts twice",
+		set:  []keyed{{"0", listedTwice}, {"1", listedTwice}},
+		want: "d/p incomplete",
+	}, {
+		name: "SetWithKey replaces the slice under its key only",
+		set:  []keyed{{"0", gpus("p1", 1, "a")}, {"1", gpus("p2", 1, "b")}, {"1", gpus("p3", 1, "c")}},
+		want: "d/p1: a; d/p3: c",
+	}, {
+		name:   "Remove takes the key",
+		set:    []keyed{{"0", gpus("p1", 1, "a")}, {"1", gpus("p2", 1, "b")}},
+		remove: []string{"0", "gpus"},
+		want:   "d/p2: b",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := New()
+			for _, k := range tc.set {
+				if k.key == "" {
+					inv.Set(k.slice)
+				} else {
+					inv.SetWithKey(k.key, k.slice)
+				}
+			}
+			for _, key := range tc.remove {
+				inv.Remove(key)
+			}
+			pools, err := inv.Pools(node("n"), Options{PartitionableDevices: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := describe(pools); got != tc.want {
+				t.Errorf("pools:\n got  %q\n want %q", got, tc.want)
+			}
+			for _, p := range pools {
+				for _, s := range p.Targeting {
+					if got := inv.slices[s.Key()]; got != s {
+						t.Errorf("slice %s of pool %s is not kept under its key %q", s.Name(), p.ID, s.Key())
+					}
+				}
+			}
+		})
+	}
+}

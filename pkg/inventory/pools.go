@@ -419,6 +419,8 @@ func buildPool(id PoolID, nodeSlices, allOfGeneration []*Slice, opts Options) *P
 	}
 	if len(nodeSlices) < len(allOfGeneration) {
 		for _, s := range allOfGeneration {
+			// By name, as upstream: a slice sharing its name with a
+			// node-relevant one is not counted twice.
 			if slices.ContainsFunc(nodeSlices, func(n *Slice) bool { return n.Name() == s.Name() }) {
 				continue
 			}

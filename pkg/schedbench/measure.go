@@ -219,7 +219,7 @@ func (r *recorder) samples(names []string) (lat []time.Duration, first, last tim
 // createPods creates the named pods on workers concurrent clients,
 // recording each creation time.
 func createPods(ctx context.Context, client kubernetes.Interface, r *recorder, namespace string, names []string, c Config, mode ClaimMode, workers int) error {
-	return parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
+	return Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
 		pod := makePod(names[i], namespace, c, mode)
 		r.markCreated(pod.Name, time.Now())
 		if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {

@@ -74,7 +74,7 @@ func makePod(name, namespace string, c Config, mode ClaimMode) *v1.Pod {
 
 // parallel runs do(0..n-1) on workers goroutines and returns the first
 // error; after an error, the remaining items are skipped.
-func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
+func Parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
@@ -111,7 +111,7 @@ func CreateInventory(ctx context.Context, client kubernetes.Interface, cluster i
 			return fmt.Errorf("create DeviceClass %s: %w", c.Name, err)
 		}
 	}
-	err := parallel(ctx, len(cluster.Nodes), workers, func(ctx context.Context, i int) error {
+	err := Parallel(ctx, len(cluster.Nodes), workers, func(ctx context.Context, i int) error {
 		n := cluster.Nodes[i].DeepCopy()
 		n.UID = ""
 		created, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
@@ -127,7 +127,7 @@ func CreateInventory(ctx context.Context, client kubernetes.Interface, cluster i
 	if err != nil {
 		return err
 	}
-	return parallel(ctx, len(cluster.Slices), workers, func(ctx context.Context, i int) error {
+	return Parallel(ctx, len(cluster.Slices), workers, func(ctx context.Context, i int) error {
 		s := cluster.Slices[i].DeepCopy()
 		s.UID, s.OwnerReferences = "", nil
 		if _, err := client.ResourceV1().ResourceSlices().Create(ctx, s, metav1.CreateOptions{}); err != nil {
@@ -140,7 +140,7 @@ func CreateInventory(ctx context.Context, client kubernetes.Interface, cluster i
 // deleteInventory removes what CreateInventory created, except the
 // DeviceClasses (which may have existed before).
 func deleteInventory(ctx context.Context, client kubernetes.Interface, cluster inventorygen.Cluster, workers int) error {
-	err := parallel(ctx, len(cluster.Slices), workers, func(ctx context.Context, i int) error {
+	err := Parallel(ctx, len(cluster.Slices), workers, func(ctx context.Context, i int) error {
 		name := cluster.Slices[i].Name
 		if err := client.ResourceV1().ResourceSlices().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete ResourceSlice %s: %w", name, err)
@@ -150,7 +150,7 @@ func deleteInventory(ctx context.Context, client kubernetes.Interface, cluster i
 	if err != nil {
 		return err
 	}
-	return parallel(ctx, len(cluster.Nodes), workers, func(ctx context.Context, i int) error {
+	return Parallel(ctx, len(cluster.Nodes), workers, func(ctx context.Context, i int) error {
 		name := cluster.Nodes[i].Name
 		if err := client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete Node %s: %w", name, err)
@@ -172,7 +172,7 @@ func createClaims(ctx context.Context, client kubernetes.Interface, namespace st
 		}
 		return nil
 	}
-	return parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
+	return Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
 		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: names[i], Namespace: namespace}, Spec: claimSpec(s)}
 		if _, err := client.ResourceV1().ResourceClaims(namespace).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create ResourceClaim %s/%s: %w", namespace, names[i], err)

@@ -16,15 +16,15 @@ import (
 const Name = "dra-scheduler"
 
 // RegistryOptions lists dra-scheduler's plugins for kube-scheduler's
-// out-of-tree registry. Profiles enable them by name.
-func RegistryOptions() []app.Option {
-	return []app.Option{app.WithPlugin(draallocator.Name, draallocator.New)}
+// out-of-tree registry, for one scheduler. Profiles enable them by name.
+func RegistryOptions(plugins draallocator.Options) []app.Option {
+	return []app.Option{app.WithPlugin(draallocator.Name, draallocator.NewFactory(plugins))}
 }
 
 // NewCommand returns the dra-scheduler command: kube-scheduler's command with
 // our plugins registered.
 func NewCommand() *cobra.Command {
-	cmd := app.NewSchedulerCommand(RegistryOptions()...)
+	cmd := app.NewSchedulerCommand(RegistryOptions(draallocator.Options{})...)
 	cmd.Use = Name
 	return cmd
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator"
 )
 
 // configzName is the key kube-scheduler registers its configuration under;
@@ -37,8 +39,9 @@ type Running struct {
 // --config supplies the kubeconfig (clientConnection.kubeconfig), as for the
 // binary. Only one in-process scheduler runs at a time: kube-scheduler
 // registers its configuration in the process-global configz. Feature gates cannot be changed per in-process scheduler: they are
-// process-wide, so --feature-gates is rejected.
-func Start(ctx context.Context, args []string) (*Running, error) {
+// process-wide, so --feature-gates is rejected. plugins configures the
+// scheduler's DRAAllocator plugins (test hooks).
+func Start(ctx context.Context, args []string, plugins draallocator.Options) (*Running, error) {
 	logger := klog.FromContext(ctx)
 
 	// A private registry, so that several schedulers can start in one
@@ -94,7 +97,7 @@ func Start(ctx context.Context, args []string) (*Running, error) {
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
-	cc, sched, err := app.Setup(ctx, opts, RegistryOptions()...)
+	cc, sched, err := app.Setup(ctx, opts, RegistryOptions(plugins)...)
 	if err != nil {
 		cancel()
 		close(r.done)

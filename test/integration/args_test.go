@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 )
 
@@ -49,7 +50,7 @@ profiles:
 `), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			sched, err := schedulerapp.Start(t.Context(), []string{"--config=" + config, "--secure-port=0"})
+			sched, err := schedulerapp.Start(t.Context(), []string{"--config=" + config, "--secure-port=0"}, draallocator.Options{})
 			if err == nil {
 				sched.Stop()
 				t.Fatalf("dra-scheduler started with args %s", tc.args)

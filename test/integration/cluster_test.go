@@ -81,6 +81,12 @@ type env struct {
 // schedulerConfig, and creates the test's namespace.
 func startCluster(t *testing.T, schedulerConfig string) *env {
 	t.Helper()
+	return startClusterWith(t, schedulerConfig, controlplane.SchedulerOptions{})
+}
+
+// startClusterWith is startCluster with scheduler options (test hooks).
+func startClusterWith(t *testing.T, schedulerConfig string, opts controlplane.SchedulerOptions) *env {
+	t.Helper()
 	ctx := t.Context()
 	start := time.Now()
 	cp, err := controlplane.Start(ctx, controlplane.Options{})
@@ -92,7 +98,7 @@ func startCluster(t *testing.T, schedulerConfig string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := cp.StartScheduler(ctx, path)
+	sched, err := cp.StartSchedulerWith(ctx, path, opts)
 	if err != nil {
 		t.Fatalf("start dra-scheduler: %v", err)
 	}

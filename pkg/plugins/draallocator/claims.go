@@ -17,35 +17,42 @@ import (
 )
 
 // watchClaims feeds the tracker from the scheduler's ResourceClaim
-// informer. The plugin itself records what it writes (PreBind, PostFilter)
-// and what it has in flight (Reserve, Unreserve) as it happens; the
-// tracker ignores informer copies older than what was recorded, as the
-// scheduler's assume cache does.
+// informer and returns whether the handler has been handed every claim
+// that existed when it started. The plugin itself records what it writes
+// (PreBind, PostFilter) and what it has in flight (Reserve, Unreserve) as
+// it happens; the tracker ignores informer copies older than what was
+// recorded, as the scheduler's assume cache does.
 //
 // freed is called after a change that releases devices (a claim
 // deallocated or deleted).
-func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, freed func()) error {
-	_, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, freed func(), g *guard) (cache.InformerSynced, error) {
+	reg, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
+			defer g.recoverHandler(pointClaimEvent)
 			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				g.enter(pointClaimEvent, nil)
 				t.SetClaim(claim)
 			}
 		},
 		UpdateFunc: func(oldObj, obj any) {
+			defer g.recoverHandler(pointClaimEvent)
 			claim, ok := obj.(*resourceapi.ResourceClaim)
 			if !ok {
 				return
 			}
+			g.enter(pointClaimEvent, nil)
 			t.SetClaim(claim)
 			if old, ok := oldObj.(*resourceapi.ResourceClaim); ok && old.Status.Allocation != nil && claim.Status.Allocation == nil {
 				freed()
 			}
 		},
 		DeleteFunc: func(obj any) {
+			defer g.recoverHandler(pointClaimEvent)
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
 			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				g.enter(pointClaimEvent, nil)
 				t.DeleteClaim(claim.UID)
 				if claim.Status.Allocation != nil {
 					freed()
@@ -54,9 +61,9 @@ func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, 
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("watch resource claims: %w", err)
+		return nil, fmt.Errorf("watch resource claims: %w", err)
 	}
-	return nil
+	return reg.HasSynced, nil
 }
 
 // reportDoubleAllocation raises a warning event on both claims of a

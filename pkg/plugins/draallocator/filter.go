@@ -8,20 +8,15 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// errBindingFailed says that a device reported a binding failure condition.
-var errBindingFailed = errors.New("device binding failed")
-
-// Filter checks the pod's allocated claims against the node and asks the
+// filter checks the pod's allocated claims against the node and asks the
 // allocator for the rest. The result is kept for Score and Reserve.
-func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
+func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
@@ -65,9 +60,13 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		return nil
 	}
 
+	// One time budget covers the answer and, on a node that does not fit,
+	// its explanation.
 	var timeout time.Duration
-	if pl.fts.EnableDRASchedulerFilterTimeout {
+	var deadline time.Time
+	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
 		timeout = pl.args.FilterTimeout.Duration
+		deadline = start.Add(timeout)
 	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
@@ -86,7 +85,7 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		// a missing class): abort scheduling the pod, naming the culprit.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case !fits:
-		reason := s.alloc.Explain(ctx, node, claims).String()
+		reason := s.alloc.ExplainWithin(ctx, node, claims, deadline).String()
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	return nil
@@ -131,61 +130,4 @@ func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.P
 	s.results[node.Name] = results
 	s.mu.Unlock()
 	return results, nil
-}
-
-func (pl *DRAAllocator) bindingConditionsEnabled() bool {
-	return pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
-}
-
-// claimReadyForBinding reports whether every binding condition of the
-// claim's devices is true; a true binding failure condition is an error.
-func claimReadyForBinding(claim *resourceapi.ResourceClaim) (bool, error) {
-	if claim.Status.Allocation == nil {
-		return false, nil
-	}
-	for _, res := range claim.Status.Allocation.Devices.Results {
-		if len(res.BindingConditions) == 0 {
-			continue
-		}
-		status := deviceStatus(claim, &res)
-		if status == nil {
-			return false, nil
-		}
-		for _, cond := range res.BindingFailureConditions {
-			if c := apimeta.FindStatusCondition(status.Conditions, cond); c != nil && c.Status == metav1.ConditionTrue {
-				return false, fmt.Errorf("%w: claim %s, device %s/%s/%s: %s: %s", errBindingFailed, klog.KObj(claim), res.Driver, res.Pool, res.Device, c.Reason, c.Message)
-			}
-		}
-		for _, cond := range res.BindingConditions {
-			if !apimeta.IsStatusConditionTrue(status.Conditions, cond) {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
-}
-
-// bindingTimedOut reports whether a claim with binding conditions was
-// allocated longer than bindingTimeout ago.
-func (pl *DRAAllocator) bindingTimedOut(claim *resourceapi.ResourceClaim) bool {
-	alloc := claim.Status.Allocation
-	if alloc == nil || alloc.AllocationTimestamp == nil {
-		return false
-	}
-	for _, res := range alloc.Devices.Results {
-		if len(res.BindingConditions) > 0 {
-			return alloc.AllocationTimestamp.Add(pl.args.BindingTimeout.Duration).Before(time.Now())
-		}
-	}
-	return false
-}
-
-func deviceStatus(claim *resourceapi.ResourceClaim, res *resourceapi.DeviceRequestAllocationResult) *resourceapi.AllocatedDeviceStatus {
-	for i := range claim.Status.Devices {
-		d := &claim.Status.Devices[i]
-		if d.Driver == res.Driver && d.Pool == res.Pool && d.Device == res.Device {
-			return d
-		}
-	}
-	return nil
 }

@@ -27,10 +27,10 @@ import (
 // the queue (sync) before building the pod's allocator, so the inventory
 // never changes under a Filter.
 type inventoryFeed struct {
-	// profile labels the inventory metrics: each profile has its own feed.
-	profile string
-	inv     *inventory.Inventory
-	matcher *allocator.Matcher
+	// profiles label the inventory metrics: the profiles sharing the feed.
+	profiles []string
+	inv      *inventory.Inventory
+	matcher  *allocator.Matcher
 
 	slices resourcelisters.ResourceSliceLister
 	// rules is nil when the DRADeviceTaintRules gate is off.
@@ -42,6 +42,8 @@ type inventoryFeed struct {
 	// changed, if set, is called after a change that may free devices
 	// was queued.
 	changed func()
+	// guard, if set, contains panics of the event handlers.
+	guard *guard
 
 	// hasSynced reports whether the initial slices and rules were
 	// queued; synced remembers that they were (read and written by sync
@@ -54,8 +56,14 @@ type inventoryFeed struct {
 	lastEvaluations, lastHits, lastErrors int64
 }
 
-func newInventoryFeed(profile string, m *allocator.Matcher) *inventoryFeed {
-	return &inventoryFeed{profile: profile, inv: inventory.New(), matcher: m, pending: map[string]struct{}{}}
+func newInventoryFeed(m *allocator.Matcher) *inventoryFeed {
+	return &inventoryFeed{inv: inventory.New(), matcher: m, pending: map[string]struct{}{}}
+}
+
+// addProfile adds a profile that uses the feed to the metrics' labels.
+// Profiles are added while the scheduler builds them, before scheduling.
+func (f *inventoryFeed) addProfile(name string) {
+	f.profiles = append(f.profiles, name)
 }
 
 // watch subscribes to the factory's ResourceSlices and, with taintRules,
@@ -65,9 +73,18 @@ func (f *inventoryFeed) watch(factory informers.SharedInformerFactory, taintRule
 	sliceInformer := factory.Resource().V1().ResourceSlices()
 	f.slices = sliceInformer.Lister()
 	reg, err := sliceInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { f.sliceChanged(obj, true) },
-		UpdateFunc: func(_, obj any) { f.sliceChanged(obj, true) },
-		DeleteFunc: func(obj any) { f.sliceChanged(obj, false) },
+		AddFunc: func(obj any) {
+			defer f.guard.recoverHandler(pointSliceEvent)
+			f.sliceChanged(obj, true)
+		},
+		UpdateFunc: func(_, obj any) {
+			defer f.guard.recoverHandler(pointSliceEvent)
+			f.sliceChanged(obj, true)
+		},
+		DeleteFunc: func(obj any) {
+			defer f.guard.recoverHandler(pointSliceEvent)
+			f.sliceChanged(obj, false)
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("watch resource slices: %w", err)
@@ -79,9 +96,18 @@ func (f *inventoryFeed) watch(factory informers.SharedInformerFactory, taintRule
 	ruleInformer := factory.Resource().V1().DeviceTaintRules()
 	f.rules = ruleInformer.Lister()
 	reg, err = ruleInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { f.ruleChanged(nil, obj) },
-		UpdateFunc: f.ruleChanged,
-		DeleteFunc: func(obj any) { f.ruleChanged(obj, nil) },
+		AddFunc: func(obj any) {
+			defer f.guard.recoverHandler(pointRuleEvent)
+			f.ruleChanged(nil, obj)
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			defer f.guard.recoverHandler(pointRuleEvent)
+			f.ruleChanged(oldObj, obj)
+		},
+		DeleteFunc: func(obj any) {
+			defer f.guard.recoverHandler(pointRuleEvent)
+			f.ruleChanged(obj, nil)
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("watch device taint rules: %w", err)
@@ -104,6 +130,7 @@ func (f *inventoryFeed) waitForSync(ctx context.Context) error {
 }
 
 func (f *inventoryFeed) sliceChanged(obj any, mayFree bool) {
+	f.guard.enter(pointSliceEvent, nil)
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -187,9 +214,11 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 	}
 	klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(pending),
 		"slices", f.inv.NumSlices(), "devices", f.inv.NumDevices(), "pools", f.inv.NumPools())
-	metrics.Inventory.WithLabelValues(f.profile, "devices").Set(float64(f.inv.NumDevices()))
-	metrics.Inventory.WithLabelValues(f.profile, "slices").Set(float64(f.inv.NumSlices()))
-	metrics.Inventory.WithLabelValues(f.profile, "pools").Set(float64(f.inv.NumPools()))
+	for _, profile := range f.profiles {
+		metrics.Inventory.WithLabelValues(profile, "devices").Set(float64(f.inv.NumDevices()))
+		metrics.Inventory.WithLabelValues(profile, "slices").Set(float64(f.inv.NumSlices()))
+		metrics.Inventory.WithLabelValues(profile, "pools").Set(float64(f.inv.NumPools()))
+	}
 	return nil
 }
 

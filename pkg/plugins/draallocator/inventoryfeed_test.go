@@ -28,7 +28,7 @@ type feedFixture struct {
 func startFeed(t *testing.T, taintRules bool) *feedFixture {
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	x := &feedFixture{t: t, ctx: ctx, client: fake.NewClientset(), feed: newInventoryFeed("test", nil)}
+	x := &feedFixture{t: t, ctx: ctx, client: fake.NewClientset(), feed: newInventoryFeed(nil)}
 	x.feed.changed = func() { x.changes.Add(1) }
 	factory := informers.NewSharedInformerFactory(x.client, 0)
 	if err := x.feed.watch(factory, taintRules); err != nil {

@@ -3,17 +3,15 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
@@ -27,11 +25,6 @@ const Name = "DRAAllocator"
 
 const stateKey fwk.StateKey = Name
 
-// celCacheSize bounds the compiled CEL expressions kept by the CEL cache.
-// Compiled selectors also live in the Matcher, which keeps every
-// expression it has seen; this cache only serves compilation.
-const celCacheSize = 1000
-
 // DRAAllocator allocates DRA devices for pods with the long-lived
 // pkg/allocator inventory. See doc.go.
 type DRAAllocator struct {
@@ -43,11 +36,9 @@ type DRAAllocator struct {
 	args       *config.DRAAllocatorArgs
 	policy     allocator.Policy
 
-	inv *inventoryFeed
-	// allocated tracks the devices claims hold and those in flight.
-	allocated *allocator.Tracker
-	// requeue retries pods when the plugin's own copies catch up.
-	requeue *requeuer
+	// shared is what every profile of the scheduler shares: inventory,
+	// tracker of allocated and in-flight devices, requeuer, panic guard.
+	*shared
 }
 
 var (
@@ -62,53 +53,66 @@ var (
 	_ fwk.SignPlugin        = &DRAAllocator{}
 )
 
-// New is the plugin factory registered with the scheduler. Invalid args
-// stop the scheduler's start-up with the validation message.
+// Options configure the DRAAllocator plugins of one scheduler.
+type Options struct {
+	// Hooks inject faults and delays; tests set them, nil otherwise.
+	Hooks *Hooks
+}
+
+// NewFactory returns the plugin factory of one scheduler: every profile
+// it builds a DRAAllocator for shares one device inventory, one tracker of
+// allocated and in-flight devices and one requeuer, so an allocation in
+// flight in one profile is excluded by all the others. Register one
+// factory per scheduler; invalid args stop the scheduler's start-up with
+// the validation message.
+func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	var (
+		mu sync.Mutex
+		sh *shared
+	)
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		args, err := scheme.Decode(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
+		fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+		if !fts.EnableDynamicResourceAllocation {
+			return nil, fmt.Errorf("%s: the DynamicResourceAllocation feature gate is disabled", Name)
+		}
+		if h.SharedDRAManager() == nil {
+			return nil, fmt.Errorf("%s: the scheduler provides no DRA manager", Name)
+		}
+		metrics.Register()
+		mu.Lock()
+		defer mu.Unlock()
+		if sh == nil {
+			if sh, err = newShared(ctx, h, fts, opts.Hooks); err != nil {
+				return nil, fmt.Errorf("%s: %w", Name, err)
+			}
+		}
+		sh.inv.addProfile(h.ProfileName())
+		policy := allocator.FirstFit
+		if args.DeviceSelectionPolicy == config.Packing {
+			policy = allocator.Packing
+		}
+		return &DRAAllocator{
+			handle:     h,
+			client:     h.ClientSet(),
+			draManager: h.SharedDRAManager(),
+			fts:        fts,
+			features:   allocatorFeatures(fts),
+			args:       args,
+			policy:     policy,
+			shared:     sh,
+		}, nil
+	}
+}
+
+// New builds a DRAAllocator with state of its own, for a registry with a
+// single profile. A scheduler with several profiles registers
+// NewFactory's result instead, so that they share state.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args, err := scheme.Decode(obj)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-	if !fts.EnableDynamicResourceAllocation {
-		return nil, fmt.Errorf("%s: the DynamicResourceAllocation feature gate is disabled", Name)
-	}
-	if h.SharedDRAManager() == nil {
-		return nil, fmt.Errorf("%s: the scheduler provides no DRA manager", Name)
-	}
-	metrics.Register()
-	allocFeatures := allocatorFeatures(fts)
-	policy := allocator.FirstFit
-	if args.DeviceSelectionPolicy == config.Packing {
-		policy = allocator.Packing
-	}
-	celCache := cel.NewCache(celCacheSize, cel.Features{
-		EnableConsumableCapacity: fts.EnableDRAConsumableCapacity,
-		EnableListTypeAttributes: fts.EnableDRAListTypeAttributes,
-	})
-	pl := &DRAAllocator{
-		handle:     h,
-		client:     h.ClientSet(),
-		draManager: h.SharedDRAManager(),
-		fts:        fts,
-		features:   allocFeatures,
-		args:       args,
-		policy:     policy,
-		inv:        newInventoryFeed(h.ProfileName(), allocator.NewMatcher(celCache)),
-		allocated:  allocator.NewTracker(allocFeatures),
-		requeue:    newRequeuer(h, klog.FromContext(ctx)),
-	}
-	pl.inv.changed = pl.requeue.changed
-	if recorder := h.EventRecorder(); recorder != nil {
-		pl.allocated.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
-	}
-	if err := watchClaims(h.SharedInformerFactory(), pl.allocated, pl.requeue.changed); err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	if err := pl.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	return pl, nil
+	return NewFactory(Options{})(ctx, obj, h)
 }
 
 // allocatorFeatures maps the scheduler's feature gates to the allocator's
@@ -132,9 +136,9 @@ func allocatorFeatures(fts feature.Features) structured.Features {
 // Name returns the plugin's name.
 func (pl *DRAAllocator) Name() string { return Name }
 
-// SignPod refuses to sign pods with claims: whether their results can be
+// signPod refuses to sign pods with claims: whether their results can be
 // reused for another pod depends on the claims, not on the pod spec.
-func (pl *DRAAllocator) SignPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+func (pl *DRAAllocator) signPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	if len(pod.Spec.ResourceClaims) > 0 {
 		return nil, fwk.NewStatus(fwk.Unschedulable, "pods with resource claims are not signable")
 	}

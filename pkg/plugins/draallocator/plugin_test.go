@@ -88,7 +88,7 @@ func TestNormalizeScore(t *testing.T) {
 			for i, s := range tc.scores {
 				scores[i] = fwk.NodeScore{Name: "node-" + string(rune('a'+i)), Score: s}
 			}
-			if st := pl.NormalizeScore(t.Context(), nil, nil, scores); st != nil {
+			if st := pl.normalizeScore(t.Context(), nil, nil, scores); st != nil {
 				t.Fatalf("NormalizeScore: %v", st)
 			}
 			for i, s := range scores {

@@ -2,7 +2,6 @@ package draallocator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -11,7 +10,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
@@ -21,14 +19,8 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
-// bindingPollInterval is how often PreBind looks at binding conditions.
-const bindingPollInterval = 5 * time.Second
-
-// errBindingTimeout says that binding conditions did not become true in time.
-var errBindingTimeout = errors.New("device binding timeout")
-
-// PreBindPreFlight tells the framework whether PreBind has work to do.
-func (pl *DRAAllocator) PreBindPreFlight(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+// preBindPreFlight tells the framework whether PreBind has work to do.
+func (pl *DRAAllocator) preBindPreFlight(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
 	result := &fwk.PreBindPreFlightResult{AllowParallel: true}
 	s, err := getState(cs)
 	if err != nil {
@@ -40,10 +32,10 @@ func (pl *DRAAllocator) PreBindPreFlight(ctx context.Context, cs fwk.CycleState,
 	return result, nil
 }
 
-// PreBind writes the allocations chosen in Reserve and the pod's
+// preBind writes the allocations chosen in Reserve and the pod's
 // reservation into the claims' status, then waits for binding conditions.
 // On error the framework calls Unreserve and the pod is retried.
-func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
+func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
@@ -84,20 +76,10 @@ func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		return st
 	}
 
-	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.claims) && (s.ext == nil || !hasBindingConditions([]*resourceapi.ResourceClaim{s.ext.created})) {
+	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.boundClaims()) {
 		return nil
 	}
-	pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeNormal, "BindingConditionsPending", "Scheduling",
-		"waiting for binding conditions for device on node %s", nodeName)
-	err = wait.PollUntilContextTimeout(ctx, bindingPollInterval, pl.args.BindingTimeout.Duration, true, func(context.Context) (bool, error) {
-		return pl.podReadyForBinding(s)
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("%w: %w", errBindingTimeout, err)
-	}
-	if err != nil {
-		// The next attempt finds the claim failed or timed out in Filter
-		// and deallocates it in PostFilter.
+	if err := pl.waitForBindingConditions(ctx, s, pod, nodeName); err != nil {
 		return statusError(logger, err)
 	}
 	return nil
@@ -217,54 +199,4 @@ func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod
 	pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, true)
 	pl.allocated.ClearPending(uid)
 	return nil
-}
-
-// podReadyForBinding re-reads the pod's claims and reports whether all
-// binding conditions hold; a failure condition or a timeout is an error.
-func (pl *DRAAllocator) podReadyForBinding(s *stateData) (bool, error) {
-	if x := s.ext; x != nil && x.created != nil {
-		fresh, err := pl.client.ResourceV1().ResourceClaims(x.created.Namespace).Get(context.Background(), x.created.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		x.created = fresh
-		if ready, err := claimReadyForBinding(fresh); err != nil || !ready {
-			if err == nil && pl.bindingTimedOut(fresh) {
-				err = fmt.Errorf("%w: claim %s", errBindingTimeout, klog.KObj(fresh))
-			}
-			return false, err
-		}
-	}
-	for i, claim := range s.claims {
-		fresh, err := pl.draManager.ResourceClaims().Get(claim.Namespace, claim.Name)
-		if err != nil {
-			return false, err
-		}
-		s.claims[i] = fresh
-		ready, err := claimReadyForBinding(fresh)
-		if err != nil {
-			return false, err
-		}
-		if !ready {
-			if pl.bindingTimedOut(fresh) {
-				return false, fmt.Errorf("%w: claim %s", errBindingTimeout, klog.KObj(fresh))
-			}
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-func hasBindingConditions(claims []*resourceapi.ResourceClaim) bool {
-	for _, claim := range claims {
-		if claim.Status.Allocation == nil {
-			continue
-		}
-		for _, res := range claim.Status.Allocation.Devices.Results {
-			if len(res.BindingConditions) > 0 {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -47,9 +47,8 @@ func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, er
 	return claims, nil
 }
 
-// PreEnqueue keeps a pod out of the active queue while one of its claims is
-// missing; a claim event brings it back.
-func (pl *DRAAllocator) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
+// preEnqueue: see PreEnqueue.
+func (pl *DRAAllocator) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	if len(pod.Spec.ResourceClaims) == 0 {
 		return nil
 	}
@@ -59,10 +58,10 @@ func (pl *DRAAllocator) PreEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status
 	return nil
 }
 
-// PreFilter resolves the pod's claims, rejects pods whose claims are in use
+// preFilter resolves the pod's claims, rejects pods whose claims are in use
 // elsewhere or ask for missing classes, and builds the allocator for the
 // claims that need devices.
-func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (_ *fwk.PreFilterResult, status *fwk.Status) {
+func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (_ *fwk.PreFilterResult, status *fwk.Status) {
 	start := time.Now()
 	defer func() { observe("PreFilter", start, status) }()
 	logger := klog.FromContext(ctx)
@@ -118,6 +117,9 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, nil
 	}
 
+	if err := pl.waitForClaims(ctx); err != nil {
+		return nil, statusError(logger, err)
+	}
 	if err := pl.inv.sync(ctx); err != nil {
 		return nil, statusError(logger, err)
 	}
@@ -167,9 +169,6 @@ func (pl *DRAAllocator) checkClass(logger klog.Logger, claim *resourceapi.Resour
 	}
 	return nil
 }
-
-// PreFilterExtensions: claims do not depend on other pods on the node.
-func (pl *DRAAllocator) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
 
 // statusUnschedulable logs where the status came from and returns it.
 func statusUnschedulable(logger klog.Logger, reason string, kv ...any) *fwk.Status {

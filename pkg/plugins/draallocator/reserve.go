@@ -19,10 +19,10 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
-// Reserve marks the devices Filter chose on the node as in flight, so that
+// reserve marks the devices Filter chose on the node as in flight, so that
 // the next scheduling cycles do not hand them out again while PreBind
 // writes the claims.
-func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
+func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
@@ -56,7 +56,7 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		s.ext.chosen, s.ext.allocation = v, &results[len(results)-1]
 	}
 	for j, claim := range claims {
-		if st := pl.markInFlight(logger, claim, &results[j]); st != nil {
+		if st := pl.markInFlight(logger, s, claim, &results[j]); st != nil {
 			return st
 		}
 	}
@@ -65,42 +65,65 @@ func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 }
 
 // markInFlight tells the framework and the tracker that the claim's
-// allocation is chosen but not written yet.
-func (pl *DRAAllocator) markInFlight(logger klog.Logger, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
-	claim = claim.DeepCopy()
-	if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
-		claim.Finalizers = append(claim.Finalizers, resourceapi.Finalizer)
+// allocation is chosen but not written yet, and records it in the cycle
+// state for Unreserve. The framework declines when its assume cache has
+// the claim allocated already (someone else allocated it since
+// PreFilter): then nothing is in flight and the attempt fails.
+func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
+	claims := pl.draManager.ResourceClaims()
+	inFlight := claim.DeepCopy()
+	if !slices.Contains(inFlight.Finalizers, resourceapi.Finalizer) {
+		inFlight.Finalizers = append(inFlight.Finalizers, resourceapi.Finalizer)
 	}
-	claim.Status.Allocation = allocation
-	if err := pl.draManager.ResourceClaims().SignalClaimPendingAllocation(claim.UID, claim); err != nil {
+	inFlight.Status.Allocation = allocation
+	if err := claims.SignalClaimPendingAllocation(claim.UID, inFlight); err != nil {
 		return statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
 	}
+	if claims.GetPendingAllocation(claim.UID) == nil {
+		return statusError(logger, fmt.Errorf("claim %s got allocated elsewhere in the meantime", klog.KObj(claim)))
+	}
+	s.mu.Lock()
+	s.inFlight = append(s.inFlight, claim)
+	s.mu.Unlock()
 	pl.allocated.SetPending(claim.UID, allocation)
 	logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
 	return nil
 }
 
-// Unreserve releases in-flight allocations and removes the pod from the
+// releaseInFlight ends the in-flight allocations the attempt made and
+// reports whether devices were released. The tracker follows the
+// framework: its entry goes once the framework no longer has the claim in
+// flight (another pod may share the allocation). It is idempotent and
+// makes no API calls.
+func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData) (released bool) {
+	claims := pl.draManager.ResourceClaims()
+	for _, claim := range s.takeInFlight() {
+		if claims.MaybeRemoveClaimPendingAllocation(claim.UID, false) {
+			logger.V(5).Info("Released in-flight allocation", "resourceclaim", klog.KObj(claim))
+			if claim.Name != specialClaimName {
+				claims.AssumedClaimRestore(claim.Namespace, claim.Name)
+			}
+		}
+		if claims.GetPendingAllocation(claim.UID) == nil {
+			pl.allocated.ClearPending(claim.UID)
+			released = true
+		}
+	}
+	return released
+}
+
+// unreserve releases in-flight allocations and removes the pod from the
 // reservations PreBind may have written. It is idempotent.
-func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
+func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
 	s, err := getState(cs)
 	if err != nil || s.empty() {
 		return
 	}
 	logger := klog.FromContext(ctx)
-	released := false
-	defer func() {
-		if released {
-			pl.requeue.changed()
-		}
-	}()
+	if pl.releaseInFlight(logger, s) {
+		defer pl.requeue.changed()
+	}
 	for _, claim := range s.claims {
-		if pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, false) {
-			logger.V(5).Info("Released in-flight allocation", "resourceclaim", klog.KObj(claim))
-			pl.draManager.ResourceClaims().AssumedClaimRestore(claim.Namespace, claim.Name)
-			pl.allocated.ClearPending(claim.UID)
-			released = true
-		}
 		if claim.Status.Allocation != nil && resourceclaim.IsReservedForPod(pod, claim, false) {
 			// A strategic merge patch removes just this pod's entry,
 			// whatever else changed in the claim meanwhile.
@@ -111,12 +134,7 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 			}
 		}
 	}
-	if x := s.ext; x != nil && x.template != nil {
-		uid := x.placeholderUID()
-		if pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, false) {
-			released = true
-		}
-		pl.allocated.ClearPending(uid)
+	if x := s.ext; x != nil {
 		if x.created != nil {
 			// Written by PreBind: nobody else uses it.
 			if err := pl.deleteClaim(ctx, x.created); err != nil {
@@ -155,11 +173,11 @@ func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.Reso
 	return nil
 }
 
-// PostFilter runs when no node fits. If an allocated claim of the pod could
+// postFilter runs when no node fits. If an allocated claim of the pod could
 // not be used on some node and nobody else uses it, it deallocates that
 // claim, so that the next attempt may allocate it elsewhere — as the
 // in-tree plugin does.
-func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
+func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return nil, statusError(klog.FromContext(ctx), err)

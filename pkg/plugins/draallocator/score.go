@@ -12,7 +12,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
-// Score ranks a node by what Filter allocated there, according to the
+// score ranks a node by what Filter allocated there, according to the
 // configured strategy:
 //
 //   - FirstAvailable (the in-tree plugin's score): the better the chosen
@@ -20,7 +20,7 @@ import (
 //   - MostAllocated: the fuller the used device pools of the node would be,
 //     the higher — fill nodes and GPUs before opening new ones.
 //   - LeastAllocated: the emptier, the higher — spread.
-func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (_ int64, status *fwk.Status) {
+func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (_ int64, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
@@ -91,12 +91,9 @@ func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) i
 	return score
 }
 
-// ScoreExtensions returns the normalizer.
-func (pl *DRAAllocator) ScoreExtensions() fwk.ScoreExtensions { return pl }
-
-// NormalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
+// normalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
 // allocation strategies already score in that range.
-func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+func (pl *DRAAllocator) normalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
 		return nil

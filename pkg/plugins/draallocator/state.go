@@ -28,6 +28,10 @@ type stateData struct {
 	availableOnNodes []*nodeaffinity.NodeSelector
 	// allocation is set by Reserve for claims the plugin allocates.
 	allocation []*resourceapi.AllocationResult
+	// inFlight are the claims whose allocation Reserve marked in flight
+	// (the extended-resource claim under its placeholder UID), until
+	// Unreserve releases them.
+	inFlight []*resourceapi.ResourceClaim
 
 	// toAllocate indexes the claims without an allocation, and
 	// toAllocateClaims holds those claims (one slice for the whole cycle,
@@ -51,6 +55,15 @@ func (s *stateData) Clone() fwk.StateData { return s }
 
 // empty reports whether the plugin has nothing to do for the pod.
 func (s *stateData) empty() bool { return len(s.claims) == 0 && s.ext == nil }
+
+// takeInFlight returns the claims marked in flight and forgets them.
+func (s *stateData) takeInFlight() []*resourceapi.ResourceClaim {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	claims := s.inFlight
+	s.inFlight = nil
+	return claims
+}
 
 // cachedResults returns the devices found for a node, if searched already.
 func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, bool) {

@@ -77,6 +77,16 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	// PluginPanics counts panics the plugin recovered from, by where they
+	// happened: an extension point or queueing hint (that pod's attempt
+	// failed) or an informer event handler (that event was dropped).
+	PluginPanics = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "plugin_panics_total",
+		Help:           "Panics in the DRAAllocator plugin that it recovered from, by extension point, queueing hint or event handler; each failed only one pod's attempt or one event. Any is a bug: the log has the stack.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"extension_point"})
+
 	// PreBindConflicts counts ResourceClaim status writes that hit a
 	// conflict and were retried.
 	PreBindConflicts = metrics.NewCounter(&metrics.CounterOpts{
@@ -94,7 +104,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
-			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts)
+			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics)
 	})
 }
 

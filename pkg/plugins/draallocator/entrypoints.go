@@ -1,0 +1,130 @@
+package draallocator
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// The framework enters the plugin here and only here: each extension point
+// runs its test hook and its implementation (in the file of its phase)
+// under the guard, so that a panic fails the pod's attempt instead of the
+// scheduler. See guard.go.
+
+// PreEnqueue keeps a pod out of the active queue while one of its claims is
+// missing; a claim event brings it back.
+func (pl *DRAAllocator) PreEnqueue(ctx context.Context, pod *v1.Pod) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PreEnqueue", pod, &status)
+	pl.guard.enter("PreEnqueue", pod)
+	return pl.preEnqueue(ctx, pod)
+}
+
+// PreFilter resolves the pod's claims, rejects pods whose claims are in use
+// elsewhere or ask for missing classes, and builds the allocator for the
+// claims that need devices.
+func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (result *fwk.PreFilterResult, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PreFilter", pod, &status)
+	pl.guard.enter("PreFilter", pod)
+	return pl.preFilter(ctx, cs, pod, nodes)
+}
+
+// PreFilterExtensions: claims do not depend on other pods on the node.
+func (pl *DRAAllocator) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// Filter checks the pod's allocated claims against the node and asks the
+// allocator for the rest.
+func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "Filter", pod, &status)
+	pl.guard.enter("Filter", pod)
+	return pl.filter(ctx, cs, pod, nodeInfo)
+}
+
+// PostFilter runs when no node fits: it may deallocate a claim of the pod
+// that no node could use.
+func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (result *fwk.PostFilterResult, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PostFilter", pod, &status)
+	pl.guard.enter("PostFilter", pod)
+	return pl.postFilter(ctx, cs, pod, m)
+}
+
+// Score ranks a node by what Filter allocated there.
+func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (score int64, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "Score", pod, &status)
+	pl.guard.enter("Score", pod)
+	return pl.score(ctx, cs, pod, nodeInfo)
+}
+
+// ScoreExtensions returns the normalizer.
+func (pl *DRAAllocator) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore scales FirstAvailable scores to [0, MaxNodeScore].
+func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "NormalizeScore", pod, &status)
+	pl.guard.enter("NormalizeScore", pod)
+	return pl.normalizeScore(ctx, cs, pod, scores)
+}
+
+// Reserve marks the devices Filter chose on the node as in flight.
+func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "Reserve", pod, &status)
+	pl.guard.enter("Reserve", pod)
+	return pl.reserve(ctx, cs, pod, nodeName)
+}
+
+// Unreserve releases what the pod's attempt had in flight and removes the
+// pod from the reservations PreBind may have written.
+func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
+	defer pl.recoverUnreserve(ctx, cs, pod)
+	pl.guard.enter("Unreserve", pod)
+	pl.unreserve(ctx, cs, pod, nodeName)
+}
+
+// recoverUnreserve, deferred by Unreserve, reports a panic and still
+// releases the attempt's in-flight allocations (without API calls), so
+// that no device stays taken by an attempt that is over.
+func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	logger := klog.FromContext(ctx)
+	_ = report(logger, "Unreserve", pod, r)
+	var status *fwk.Status
+	defer pl.guard.recoverStatus(ctx, "Unreserve", pod, &status)
+	if s, err := getState(cs); err == nil && pl.releaseInFlight(logger, s) {
+		pl.requeue.changed()
+	}
+}
+
+// PreBindPreFlight tells the framework whether PreBind has work to do.
+func (pl *DRAAllocator) PreBindPreFlight(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (result *fwk.PreBindPreFlightResult, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PreBindPreFlight", pod, &status)
+	pl.guard.enter("PreBindPreFlight", pod)
+	return pl.preBindPreFlight(ctx, cs, pod, nodeName)
+}
+
+// PreBind writes the allocations chosen in Reserve and the pod's
+// reservation into the claims' status, then waits for binding conditions.
+func (pl *DRAAllocator) PreBind(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PreBind", pod, &status)
+	pl.guard.enter("PreBind", pod)
+	return pl.preBind(ctx, cs, pod, nodeName)
+}
+
+// SignPod refuses to sign pods with claims.
+func (pl *DRAAllocator) SignPod(ctx context.Context, pod *v1.Pod) (fragments []fwk.SignFragment, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "SignPod", pod, &status)
+	pl.guard.enter("SignPod", pod)
+	return pl.signPod(ctx, pod)
+}
+
+// guardHint wraps a queueing hint in the guard.
+func (pl *DRAAllocator) guardHint(point string, hint fwk.QueueingHintFn) fwk.QueueingHintFn {
+	return func(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (result fwk.QueueingHint, err error) {
+		defer pl.guard.recoverHint(logger, point, pod, &result, &err)
+		pl.guard.enter(point, pod)
+		return hint(logger, pod, oldObj, newObj)
+	}
+}

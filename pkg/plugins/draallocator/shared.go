@@ -1,0 +1,92 @@
+package draallocator
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// celCacheSize bounds the compiled CEL expressions kept by the CEL cache.
+// Compiled selectors also live in the Matcher, which keeps every
+// expression it has seen; this cache only serves compilation.
+const celCacheSize = 1000
+
+// shared is the state of one scheduler's DRAAllocator plugins, whatever
+// the number of profiles enabling it. Profiles share the scheduler's
+// informers, claim assume cache and scheduling queue; sharing the plugin's
+// copies of them too means one inventory in memory, and an allocation in
+// flight in one profile is excluded by every other.
+//
+// The scheduler runs one scheduling cycle at a time across all profiles,
+// so the inventory still changes only in a PreFilter, never under a
+// Filter.
+type shared struct {
+	inv *inventoryFeed
+	// allocated tracks the devices claims hold and those in flight.
+	allocated *allocator.Tracker
+	// requeue retries pods when the plugin's own copies catch up.
+	requeue *requeuer
+	// guard turns panics into one pod's failure and runs test hooks.
+	guard *guard
+
+	// claimsSynced reports whether the claim handler has seen every claim
+	// that existed when it started; synced remembers that it had.
+	claimsSynced cache.InformerSynced
+	synced       atomic.Bool
+}
+
+// newShared builds the plugins' shared state from the first profile's
+// handle and subscribes it to the scheduler's informers.
+func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *Hooks) (*shared, error) {
+	logger := klog.FromContext(ctx)
+	celCache := cel.NewCache(celCacheSize, cel.Features{
+		EnableConsumableCapacity: fts.EnableDRAConsumableCapacity,
+		EnableListTypeAttributes: fts.EnableDRAListTypeAttributes,
+	})
+	sh := &shared{
+		inv:       newInventoryFeed(allocator.NewMatcher(celCache)),
+		allocated: allocator.NewTracker(allocatorFeatures(fts)),
+		requeue:   newRequeuer(h, logger),
+		guard:     &guard{logger: logger, hooks: hooks},
+	}
+	sh.inv.changed = sh.requeue.changed
+	sh.inv.guard = sh.guard
+	if recorder := h.EventRecorder(); recorder != nil {
+		sh.allocated.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
+	}
+	claimsSynced, err := watchClaims(h.SharedInformerFactory(), sh.allocated, sh.requeue.changed, sh.guard)
+	if err != nil {
+		return nil, err
+	}
+	sh.claimsSynced = claimsSynced
+	if err := sh.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
+		return nil, err
+	}
+	return sh, nil
+}
+
+// waitForClaims blocks until the tracker has been handed every claim that
+// existed when the plugin started (the inventory feed waits for slices in
+// the same way). The scheduler waits for its own informers and handlers
+// only: without this, the first cycles after a start or a fail-over could
+// take devices that existing claims hold for free ones.
+func (sh *shared) waitForClaims(ctx context.Context) error {
+	if sh.synced.Load() {
+		return nil
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), sh.claimsSynced) {
+		return fmt.Errorf("resource claims not synced: %w", context.Cause(ctx))
+	}
+	sh.synced.Store(true)
+	return nil
+}
