@@ -194,7 +194,7 @@ func TestFaultsStayWithOnePod(t *testing.T) {
 				switch {
 				case e.pod(name).Spec.NodeName != "":
 					bound++
-				case e.lastEvent(name, "FailedScheduling") != "":
+				case unschedulable(e.pod(name)):
 					failed++
 				}
 			}
@@ -239,4 +239,15 @@ func (e *env) allocatedDevices() map[string][]string {
 		}
 	}
 	return held
+}
+
+// unschedulable reports whether the scheduler found no node for the pod
+// (whichever profile: each reports events under its own name).
+func unschedulable(pod *v1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
 }
