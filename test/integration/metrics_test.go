@@ -98,13 +98,20 @@ func TestMetrics(t *testing.T) {
 // gauges by value, histograms by sample count.
 func gatherDRAMetrics(t *testing.T) map[string]float64 {
 	t.Helper()
+	return gatherMetrics(t, "dra_scheduler_")
+}
+
+// gatherMetrics is gatherDRAMetrics for the metrics whose names start with
+// prefix.
+func gatherMetrics(t *testing.T, prefix string) map[string]float64 {
+	t.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		t.Fatalf("gather metrics: %v", err)
 	}
 	out := map[string]float64{}
 	for _, mf := range families {
-		if !strings.HasPrefix(mf.GetName(), "dra_scheduler_") {
+		if !strings.HasPrefix(mf.GetName(), prefix) {
 			continue
 		}
 		for _, m := range mf.GetMetric() {

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -116,7 +117,15 @@ func TestBindingFailureReallocates(t *testing.T) {
 			t.Fatalf("set %s on the claim's device: %v", condition, err)
 		}
 	}
+	before := gatherMetrics(t, "scheduler_dra_bindingconditions_")
 	setCondition(claim, "attach-failed")
+	e.waitForEvent("unlucky", "FailedScheduling", fmt.Sprintf("device binding failed: claim %s/%s, device %s/node-1/%s",
+		e.ns, claim.Name, driver, first.Devices.Results[0].Device))
+	failedDevice := fmt.Sprintf("(devices: claim %s/%s: %s/node-1/%s failed=[attach-failed] pending=[attached])",
+		e.ns, claim.Name, driver, first.Devices.Results[0].Device)
+	if note := e.lastEvent("unlucky", "FailedScheduling"); !strings.Contains(note, failedDevice) {
+		t.Errorf("the failure event %q does not name the failed device as %q", note, failedDevice)
+	}
 
 	e.waitFor("the claim to be allocated anew", func() (bool, string) {
 		claim = e.generatedClaim("unlucky", "dev")
@@ -130,5 +139,17 @@ func TestBindingFailureReallocates(t *testing.T) {
 	setCondition(claim, "attached")
 	if pod := e.waitScheduled("unlucky"); pod.Spec.NodeName != "node-1" {
 		t.Errorf("pod bound to %s, want node-1", pod.Spec.NodeName)
+	}
+	// kube-scheduler's own metrics count both outcomes, as for the
+	// in-tree plugin.
+	after := gatherMetrics(t, "scheduler_dra_bindingconditions_")
+	for _, status := range []string{"failure", "success"} {
+		labels := "{driver=" + driver + ",profile=" + schedulerapp.Name + ",status=" + status + "}"
+		if d := after["scheduler_dra_bindingconditions_allocations_total"+labels] - before["scheduler_dra_bindingconditions_allocations_total"+labels]; d != 1 {
+			t.Errorf("scheduler_dra_bindingconditions_allocations_total%s grew by %v, want 1", labels, d)
+		}
+		if d := after["scheduler_dra_bindingconditions_wait_duration_seconds"+labels] - before["scheduler_dra_bindingconditions_wait_duration_seconds"+labels]; d != 1 {
+			t.Errorf("scheduler_dra_bindingconditions_wait_duration_seconds%s observed %v more waits, want 1", labels, d)
+		}
 	}
 }
