@@ -20,9 +20,12 @@
 //     by the devices that changed since the previous pod, instead of
 //     translating every allocated device per pod. A device handed out by
 //     one scheduling cycle is unavailable to the next until the claim's
-//     status write lands or is abandoned. Allocations in flight in another
-//     profile of the same process are not seen until written: run one
-//     allocating profile per device pool.
+//     status write lands or is abandoned. PreFilter first waits until the
+//     claim handler has seen every claim that existed at start, so a new
+//     or failed-over scheduler never takes a held device for a free one.
+//   - One scheduler's profiles share the plugin's state (NewFactory):
+//     inventory, tracker and requeuer, so an allocation in flight in one
+//     profile is excluded by every other.
 //   - Devices come from a long-lived inventory.Inventory (inventoryFeed),
 //     fed by the scheduler's own ResourceSlice and DeviceTaintRule
 //     informers (one copy of each slice per process); the feed applies the
@@ -42,6 +45,10 @@
 //     in flight; PreBind writes allocation and reservation with conflict
 //     retries and waits for binding conditions; Unreserve and PostFilter
 //     undo, as the in-tree plugin does.
+//   - Every entry point runs under a guard (entrypoints.go, guard.go): a
+//     panic fails only that pod's attempt with an error naming the plugin,
+//     is logged with its stack and counted; Unreserve then releases what
+//     the attempt had in flight, even if it panicked itself.
 //   - A node that cannot take the pod gets a reason that is the same on
 //     every node with the same finding (Allocator.Explain), so the
 //     scheduler's "0/N nodes are available: ..." message counts nodes per
@@ -55,4 +62,9 @@
 //   - A device is never in two non-admin allocations: allocated and
 //     in-flight devices are excluded when the allocator is built, and the
 //     API server rejects a status write on a claim allocated meanwhile.
+//   - What a cycle marks in flight (Reserve) is recorded in its state and
+//     released by Unreserve; the tracker's in-flight entry for a claim
+//     lasts exactly as long as the framework's.
+//   - A bug for one pod never stops scheduling for the others.
+//   - Filter, its explanation included, ends within filterTimeout.
 package draallocator
