@@ -160,6 +160,11 @@ func TestTheDeploymentIsHighlyAvailableProbedAndLockedDown(t *testing.T) {
 		}
 	}
 
+	// Claim events requeue only the pods they concern.
+	if !slices.Contains(c.Args, "--feature-gates=SchedulerPreQueueingHints=true") {
+		t.Errorf("args %q do not turn on SchedulerPreQueueingHints", c.Args)
+	}
+
 	// --config points into the ConfigMap's volume.
 	var configPath string
 	for _, a := range c.Args {

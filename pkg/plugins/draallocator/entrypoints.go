@@ -120,6 +120,20 @@ func (pl *DRAAllocator) SignPod(ctx context.Context, pod *v1.Pod) (fragments []f
 	return pl.signPod(ctx, pod)
 }
 
+// claimPreQueueingHint is the guarded pre-queueing hint of claim events,
+// nil when the SchedulerPreQueueingHints gate is off.
+func (pl *DRAAllocator) claimPreQueueingHint() fwk.PreQueueingHintFn {
+	if pl.pods == nil {
+		return nil
+	}
+	const point = "ResourceClaimPreQueueingHint"
+	return func(logger klog.Logger, oldObj, newObj any) (result fwk.PreQueueingHintResult, err error) {
+		defer pl.guard.recoverPreHint(logger, point, &result, &err)
+		pl.guard.enter(point, nil)
+		return pl.pods.podsForClaimEvent(logger, oldObj, newObj)
+	}
+}
+
 // guardHint wraps a queueing hint in the guard.
 func (pl *DRAAllocator) guardHint(point string, hint fwk.QueueingHintFn) fwk.QueueingHintFn {
 	return func(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (result fwk.QueueingHint, err error) {

@@ -19,7 +19,8 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 		// Node labels decide which slices and allocations a node may use.
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel | fwk.UpdateNodeAllocatable}},
 		// Claims: created, allocated elsewhere, deallocated, deleted.
-		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete}, QueueingHintFn: pl.guardHint("ResourceClaimQueueingHint", pl.isSchedulableAfterClaimChange)},
+		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete},
+			QueueingHintFn: pl.guardHint("ResourceClaimQueueingHint", pl.isSchedulableAfterClaimChange), PreQueueingHintFn: pl.claimPreQueueingHint()},
 		// The claim controller records generated claim names in the pod.
 		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodGeneratedResourceClaim}, QueueingHintFn: pl.guardHint("PodQueueingHint", pl.isSchedulableAfterPodUpdate)},
 		// A missing class may appear or a class's selectors change.

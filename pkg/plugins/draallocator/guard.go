@@ -67,6 +67,14 @@ func (g *guard) recoverHint(logger klog.Logger, point string, pod *v1.Pod, hint 
 	}
 }
 
+// recoverPreHint, deferred by a pre-queueing hint, turns a panic into "all
+// pods" with an error, which the queue logs.
+func (g *guard) recoverPreHint(logger klog.Logger, point string, result *fwk.PreQueueingHintResult, err *error) {
+	if r := recover(); r != nil {
+		*result, *err = fwk.PreQueueingHintResult{AllPods: true}, report(logger, point, nil, r)
+	}
+}
+
 // recoverHandler, deferred by an informer event handler, reports a panic;
 // the informer goes on delivering events.
 func (g *guard) recoverHandler(point string) {

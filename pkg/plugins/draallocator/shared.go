@@ -38,6 +38,9 @@ type shared struct {
 	requeue *requeuer
 	// guard turns panics into one pod's failure and runs test hooks.
 	guard *guard
+	// pods narrows claim events to the pods they concern; nil unless the
+	// SchedulerPreQueueingHints gate is on.
+	pods *podIndex
 
 	// claimsSynced reports whether the claim handler has seen every claim
 	// that existed when it started; synced remembers that it had.
@@ -71,6 +74,11 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 	sh.claimsSynced = claimsSynced
 	if err := sh.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
 		return nil, err
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPreQueueingHints) {
+		if sh.pods, err = newPodIndex(h.SharedInformerFactory()); err != nil {
+			return nil, err
+		}
 	}
 	return sh, nil
 }
