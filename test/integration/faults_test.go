@@ -17,29 +17,6 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
-// twoProfilesConfig enables DRAAllocator in two profiles of one scheduler:
-// pods of either compete for the same devices.
-const twoProfilesConfig = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: dra-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: DRAAllocator}]
-      disabled: [{name: DynamicResources}]
-- schedulerName: dra-pack
-  plugins:
-    multiPoint:
-      enabled: [{name: DRAAllocator, weight: 10}]
-      disabled: [{name: DynamicResources}]
-  pluginConfig:
-  - name: DRAAllocator
-    args: {scoringStrategy: {type: MostAllocated}}
-`
-
 // panicLabel names, on a pod, the plugin's points that panic for it
 // ("Filter", or several joined by dots: "PreBind.Unreserve").
 const panicLabel = "test.dra-scheduler.io/panic-at"
@@ -58,7 +35,7 @@ func panicHooks() *draallocator.Hooks {
 // only; the scheduler keeps scheduling everyone else and nothing stays
 // allocated or in flight.
 func TestFaultsStayWithOnePod(t *testing.T) {
-	e := startClusterWith(t, twoProfilesConfig, controlplane.SchedulerOptions{Plugins: draallocator.Options{Hooks: panicHooks()}})
+	e := startClusterWith(t, draConfig, controlplane.SchedulerOptions{Plugins: draallocator.Options{Hooks: panicHooks()}})
 	legacy := objects.MakeNode("legacy").Obj()
 	for _, list := range []v1.ResourceList{legacy.Status.Capacity, legacy.Status.Allocatable} {
 		list["example.com/gpu"] = resource.MustParse("2")
