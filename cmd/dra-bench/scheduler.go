@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/pkg/version"
@@ -34,8 +35,9 @@ type schedulerFlags struct {
 	nodes, configs, shape, claims string
 	format, jsonOut, chart        string
 	logDir                        string
+	featureGates                  string
 	qps                           float64
-	burst                         int
+	burst, claimWorkers           int
 	keepLogs, quiet               bool
 	verbosity                     int
 	opts                          schedbench.Options
@@ -54,6 +56,8 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.opts.Writers, "writers", d.Writers, "concurrent clients creating nodes, slices, claims and pods")
 	fs.DurationVar(&f.opts.Timeout, "timeout", d.Timeout, "how long to wait for the measured pods of one run")
 	fs.DurationVar(&f.opts.Stall, "stall", d.Stall, "give a run up when no pod is bound for this long")
+	fs.IntVar(&f.claimWorkers, "claim-workers", controlplane.DefaultResourceClaimWorkers, "workers of the in-process resourceclaim controller (kube-controller-manager's --concurrent-resourceclaim-syncs, whose default this is); meaningless with --kubeconfig, where the cluster's kube-controller-manager runs it, so only the default is accepted there")
+	fs.StringVar(&f.featureGates, "feature-gates", "", "feature gates of the scheduler under test in every configuration, e.g. SchedulerPreQueueingHints=true,OtherGate=false (kube-scheduler's --feature-gates; not the control plane's); they override the configuration's defaults ("+defaultGatesHelp()+")")
 	fs.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", "measure on the cluster of this kubeconfig instead of an in-process control plane (see README: no other scheduler may allocate the same pools)")
 	fs.StringVar(&f.opts.Namespace, "namespace", d.Namespace, "with --kubeconfig: prefix of the namespaces created (and deleted) for the pods, one per configuration")
 	fs.BoolVar(&f.opts.CreateInventory, "create-inventory", false, "with --kubeconfig: create (and delete) the shape's Nodes, ResourceSlices and DeviceClasses per run")
@@ -64,7 +68,7 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.keepLogs, "keep-logs", false, "keep the temporary log directory after a successful run")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.IntVar(&f.verbosity, "v", 0, "log verbosity of the in-process control plane (in the log directory)")
-	fs.Func("scheduler-flag", "an extra dra-scheduler command-line flag for every run (repeatable), e.g. --scheduler-flag=--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/* to take CPU profiles from /debug/pprof on its secure port", func(v string) error {
+	fs.Func("scheduler-flag", "an extra dra-scheduler command-line flag for every run (repeatable), e.g. --scheduler-flag=--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/* to take CPU profiles from /debug/pprof on its secure port (feature gates: --feature-gates)", func(v string) error {
 		f.opts.SchedulerFlags = append(f.opts.SchedulerFlags, v)
 		return nil
 	})
@@ -168,10 +172,39 @@ func (f *schedulerFlags) complete() error {
 	if f.opts.Kubeconfig == "" && f.opts.CreateInventory {
 		return errors.New("--create-inventory needs --kubeconfig (the in-process control plane always gets the inventory)")
 	}
+	switch {
+	case f.claimWorkers < 1:
+		return fmt.Errorf("--claim-workers %d: want at least 1", f.claimWorkers)
+	case f.opts.Kubeconfig == "":
+		f.opts.ClaimWorkers = f.claimWorkers
+	case f.claimWorkers != controlplane.DefaultResourceClaimWorkers:
+		return fmt.Errorf("--claim-workers %d with --kubeconfig: the workers configure the in-process control plane's resourceclaim controller; the cluster's kube-controller-manager runs its own (set its --concurrent-resourceclaim-syncs)", f.claimWorkers)
+	}
+	if f.opts.FeatureGates, err = schedbench.ParseFeatureGates(f.featureGates); err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
 	if f.opts.Kubeconfig != "" && !f.opts.CreateInventory && f.opts.Pods == 0 {
 		return errors.New("--kubeconfig without --create-inventory needs --pods (the cluster's free devices are not known)")
 	}
 	return nil
+}
+
+// defaultGatesHelp describes schedbench.DefaultConfigFeatureGates for the
+// flag help: "ours: A=true; in-tree, no-claims: none".
+func defaultGatesHelp() string {
+	defaults := schedbench.DefaultConfigFeatureGates()
+	var parts, none []string
+	for _, c := range schedbench.AllConfigs() {
+		if g := defaults[c]; len(g) > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", c, g))
+		} else {
+			none = append(none, string(c))
+		}
+	}
+	if len(none) > 0 {
+		parts = append(parts, strings.Join(none, ", ")+": none")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // makeLogDir creates the log directory and says whether it is temporary.
@@ -233,12 +266,15 @@ three configurations on the same workload:
              API writes set
 
 For every --nodes size and configuration it starts a fresh in-process
-control plane (etcd, kube-apiserver, resourceclaim controller), creates
-the nodes, ResourceSlices and DeviceClasses of --shape and the claims,
-runs dra-scheduler as a child process (qps/burst --qps/--burst, leader
-election off) until /readyz, creates the pods in a burst and watches them
-bind. The child's peak RSS and CPU time are reported; afterwards every
-claim must be allocated and no device held twice (exit code 3 if one is).
+control plane (etcd, kube-apiserver, resourceclaim controller with
+--claim-workers workers), creates the nodes, ResourceSlices and
+DeviceClasses of --shape and the claims, runs dra-scheduler as a child
+process (qps/burst --qps/--burst, leader election off, --feature-gates over
+the configuration's default gates) until /readyz, creates the pods in a
+burst and watches them bind. The child's peak RSS and CPU time are
+reported; afterwards every claim must be allocated and no device held
+twice (exit code 3 if one is). The report names every scheduler's feature
+gates and the resourceclaim controller's workers.
 
 Shapes:
 %s

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +43,14 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"more pods than devices is a usage error", []string{"scheduler", "--nodes", "1", "--pods", "11", "--log-dir", t.TempDir()}, 2, "", "fewer than the 11 pods"},
 		{"--create-inventory needs --kubeconfig", []string{"scheduler", "--create-inventory"}, 2, "", "--create-inventory needs --kubeconfig"},
 		{"an existing cluster needs --pods", []string{"scheduler", "--kubeconfig", "/nonexistent"}, 2, "", "needs --pods"},
+		{"the help names the flags of the benchmark's fidelity", []string{"scheduler", "--help"}, 0, "", "-claim-workers int"},
+		{"the help names each configuration's default feature gates", []string{"scheduler", "--help"}, 0, "", "(ours: SchedulerPreQueueingHints=true; in-tree, no-claims: none)"},
+		{"an unknown feature gate is a usage error naming the flag and the gate", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints=true,NoSuchGate=true"}, 2, "", "--feature-gates: feature gates NoSuchGate=true,SchedulerPreQueueingHints=true: unrecognized feature gate: NoSuchGate"},
+		{"a feature gate without a value is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints"}, 2, "", `--feature-gates: feature gate "SchedulerPreQueueingHints": want name=true or name=false`},
+		{"a feature gate that is not a boolean is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints=on"}, 2, "", "value is not a boolean"},
+		{"feature gates through --scheduler-flag are a usage error", []string{"scheduler", "--scheduler-flag=--feature-gates=SchedulerPreQueueingHints=true", "--log-dir", t.TempDir()}, 2, "", "set feature gates with FeatureGates (dra-bench's --feature-gates)"},
+		{"zero claim workers are a usage error", []string{"scheduler", "--claim-workers", "0"}, 2, "", "--claim-workers 0: want at least 1"},
+		{"claim workers other than the default with --kubeconfig are a usage error", []string{"scheduler", "--kubeconfig", "/nonexistent", "--pods", "2", "--claim-workers", "10"}, 2, "", "--claim-workers 10 with --kubeconfig: the workers configure the in-process control plane's resourceclaim controller"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +63,56 @@ func TestSchedulerCommandLine(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tc.wantStderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.wantStderr, stderr)
+			}
+		})
+	}
+}
+
+// TestSchedulerFlags parses flags into the run's options as
+// runScheduler does, without running anything.
+func TestSchedulerFlags(t *testing.T) {
+	tests := []struct {
+		name          string
+		args          []string
+		wantWorkers   int
+		wantGates     string
+		wantOursGates string
+	}{
+		{"the defaults run kube-controller-manager's 50 claim workers and only ours' default gate", nil,
+			50, "", "SchedulerPreQueueingHints=true"},
+		{"--claim-workers sets the in-process controller's workers", []string{"--claim-workers", "10"},
+			10, "", "SchedulerPreQueueingHints=true"},
+		{"--feature-gates go to every configuration over ours' defaults", []string{"--feature-gates", "SchedulerPopFromBackoffQ=false"},
+			50, "SchedulerPopFromBackoffQ=false", "SchedulerPopFromBackoffQ=false,SchedulerPreQueueingHints=true"},
+		{"a gate in --feature-gates overrides ours' default for it", []string{"--feature-gates", "SchedulerPreQueueingHints=false"},
+			50, "SchedulerPreQueueingHints=false", "SchedulerPreQueueingHints=false"},
+		{"--kubeconfig leaves the claim workers to the cluster", []string{"--kubeconfig", "/nonexistent", "--pods", "2"},
+			0, "", "SchedulerPreQueueingHints=true"},
+		{"--kubeconfig accepts the default --claim-workers given explicitly", []string{"--kubeconfig", "/nonexistent", "--pods", "2", "--claim-workers", "50"},
+			0, "", "SchedulerPreQueueingHints=true"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &schedulerFlags{opts: schedbench.DefaultOptions()}
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			f.register(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.complete(); err != nil {
+				t.Fatalf("complete: %v", err)
+			}
+			if f.opts.ClaimWorkers != tc.wantWorkers {
+				t.Errorf("claim workers %d, want %d", f.opts.ClaimWorkers, tc.wantWorkers)
+			}
+			if got := f.opts.FeatureGates.String(); got != tc.wantGates {
+				t.Errorf("feature gates %q, want %q", got, tc.wantGates)
+			}
+			if got := f.opts.SchedulerFeatureGates(schedbench.ConfigOurs).String(); got != tc.wantOursGates {
+				t.Errorf("ours' scheduler gets %q, want %q", got, tc.wantOursGates)
+			}
+			if got := f.opts.SchedulerFeatureGates(schedbench.ConfigInTree).String(); got != tc.wantGates {
+				t.Errorf("in-tree's scheduler gets %q, want only the given %q", got, tc.wantGates)
 			}
 		})
 	}
@@ -110,6 +169,33 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		}
 		if r.RatioVsInTree == nil || r.PercentOfNoClaims == nil {
 			t.Errorf("%s: comparisons missing", r.Config)
+		}
+		wantGates := ""
+		if r.Config == schedbench.ConfigOurs {
+			wantGates = "SchedulerPreQueueingHints=true"
+		}
+		if r.SchedulerFeatureGates != wantGates || r.ResourceClaimWorkers != 50 {
+			t.Errorf("%s: scheduler feature gates %q, %d resourceclaim workers; want %q, 50", r.Config, r.SchedulerFeatureGates, r.ResourceClaimWorkers, wantGates)
+		}
+	}
+	if rep.Settings.ResourceClaimWorkers != 50 || rep.Settings.FeatureGates != "" {
+		t.Errorf("settings: %d resourceclaim workers, feature gates %q; want 50 and none", rep.Settings.ResourceClaimWorkers, rep.Settings.FeatureGates)
+	}
+	// Each scheduler logs its flags (kube-scheduler's "FLAG: --feature-gates=..."
+	// at -v=1): ours got its gate, in-tree none.
+	for _, r := range rep.Results[:2] {
+		log, err := os.ReadFile(r.SchedulerLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flagLine string
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.Contains(line, "FLAG: --feature-gates=") {
+				flagLine = line
+			}
+		}
+		if got := strings.Contains(flagLine, "SchedulerPreQueueingHints=true"); got != (r.Config == schedbench.ConfigOurs) || flagLine == "" {
+			t.Errorf("%s: the scheduler's --feature-gates, as it logged them: %q", r.Config, flagLine)
 		}
 	}
 	for _, want := range []string{"[1/3] nodes=5 config=ours: set up", "scheduler ready", "10 pods created", "[3/3] nodes=5 config=no-claims: 10 pods bound", "wrote " + chart} {
@@ -206,7 +292,13 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 		if len(rep.Results) != 2 {
 			t.Fatalf("%d results, want 2 (ours, in-tree):\n%s", len(rep.Results), stdout)
 		}
+		if rep.Settings.ResourceClaimWorkers != 0 {
+			t.Errorf("the report claims %d resourceclaim workers of the cluster's controller, want 0 (not known)", rep.Settings.ResourceClaimWorkers)
+		}
 		for _, r := range rep.Results {
+			if r.ResourceClaimWorkers != 0 {
+				t.Errorf("%s: %d resourceclaim workers, want 0 (the cluster's)", r.Config, r.ResourceClaimWorkers)
+			}
 			if r.Nodes != wantNodes || r.Bound != 6 || r.Error != "" {
 				t.Errorf("%s: %d nodes, %d of 6 pods bound, error %q; want %d nodes", r.Config, r.Nodes, r.Bound, r.Error, wantNodes)
 			}

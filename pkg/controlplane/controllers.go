@@ -16,10 +16,19 @@ import (
 	"k8s.io/kubernetes/pkg/controller/resourceclaim"
 )
 
-// resourceClaimWorkers is how many claims and pods the resourceclaim
-// controller syncs in parallel (kube-controller-manager's
-// --concurrent-resourceclaim-syncs).
-const resourceClaimWorkers = 10
+// DefaultResourceClaimWorkers is how many claims and pods the resourceclaim
+// controller syncs in parallel unless Options.ClaimWorkers says otherwise:
+// kube-controller-manager's default for --concurrent-resourceclaim-syncs.
+// In k8s.io/kubernetes v1.37.2 the flag is declared in
+// cmd/kube-controller-manager/app/options/resourceclaimcontroller.go with
+// the component configuration's value as its default, which
+// RecommendedDefaultResourceClaimControllerConfiguration in
+// pkg/controller/resourceclaim/config/v1alpha1/defaults.go sets to 50 ("50
+// workers were needed to pass the 1000 simulated node DRA test"); the
+// controller runs with it in cmd/kube-controller-manager/app/resource.go.
+// TestDefaultResourceClaimWorkersIsKubeControllerManagers checks it against
+// that source.
+const DefaultResourceClaimWorkers = 50
 
 // namespaceWorkers and namespaceResync are kube-controller-manager's
 // --concurrent-namespace-syncs (smaller: namespaces here are few) and
@@ -35,9 +44,11 @@ const (
 // removes stale reservations and deletes generated claims of finished
 // pods; the namespace controller empties and removes deleted namespaces,
 // as in any cluster (tools wait for that before reusing a name).
-func startControllers(ctx context.Context, config *restclient.Config, client kubernetes.Interface) (func(), error) {
+// claimWorkers is the resourceclaim controller's worker count.
+func startControllers(ctx context.Context, config *restclient.Config, client kubernetes.Interface, claimWorkers int) (func(), error) {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
+	logger.V(2).Info("Starting controllers", "resourceClaimWorkers", claimWorkers)
 
 	factory := informers.NewSharedInformerFactory(client, 0)
 	claimLogger := klog.LoggerWithName(logger, "resourceclaim-controller")
@@ -62,7 +73,7 @@ func startControllers(ctx context.Context, config *restclient.Config, client kub
 	factory.Start(ctx.Done())
 
 	var wg sync.WaitGroup
-	wg.Go(func() { claims.Run(klog.NewContext(ctx, claimLogger), resourceClaimWorkers) })
+	wg.Go(func() { claims.Run(klog.NewContext(ctx, claimLogger), claimWorkers) })
 	wg.Go(func() { namespaces.Run(nsCtx, namespaceWorkers) })
 	return func() {
 		cancel()

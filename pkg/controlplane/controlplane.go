@@ -26,6 +26,20 @@ type Options struct {
 	// WithoutControllers skips the resourceclaim and namespace controllers,
 	// for tests that create every ResourceClaim themselves.
 	WithoutControllers bool
+	// ClaimWorkers is how many claims and pods the resourceclaim controller
+	// syncs in parallel, as kube-controller-manager's
+	// --concurrent-resourceclaim-syncs. 0 means its default,
+	// DefaultResourceClaimWorkers (50); negative values are an error.
+	ClaimWorkers int
+}
+
+// ResourceClaimWorkers is the resourceclaim controller's worker count these
+// options give: ClaimWorkers, or DefaultResourceClaimWorkers when it is 0.
+func (o Options) ResourceClaimWorkers() int {
+	if o.ClaimWorkers == 0 {
+		return DefaultResourceClaimWorkers
+	}
+	return o.ClaimWorkers
 }
 
 // ControlPlane is a running etcd, kube-apiserver and controllers.
@@ -49,6 +63,9 @@ type ControlPlane struct {
 // must call Stop.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, finalErr error) {
 	logger := klog.FromContext(ctx)
+	if opts.ClaimWorkers < 0 {
+		return nil, fmt.Errorf("resourceclaim controller workers %d: want at least 1, or 0 for the default %d", opts.ClaimWorkers, DefaultResourceClaimWorkers)
+	}
 	cp := &ControlPlane{Dir: opts.Dir}
 	if cp.Dir == "" {
 		dir, err := os.MkdirTemp("", "dra-scheduler-controlplane-")
@@ -93,7 +110,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, finalErr error) 
 	}
 
 	if !opts.WithoutControllers {
-		stopControllers, err := startControllers(ctx, cp.Config, cp.Client)
+		stopControllers, err := startControllers(ctx, cp.Config, cp.Client, opts.ResourceClaimWorkers())
 		if err != nil {
 			return nil, err
 		}

@@ -50,6 +50,13 @@
 //     high by default, as scheduler_perf sets 5000), parallelism and profile
 //     name, and leader election off: the client-side rate limiter is not what
 //     is measured.
+//   - Scheduler feature gates are the one setting that may differ between
+//     configurations: Options.FeatureGates for all over each one's
+//     ConfigFeatureGates (DefaultConfigFeatureGates: ours gets
+//     SchedulerPreQueueingHints). Every Result names the gates its scheduler
+//     got (SchedulerFeatureGates) and the resourceclaim controller's workers
+//     (ResourceClaimWorkers, kube-controller-manager's default 50 unless
+//     Options.ClaimWorkers says otherwise).
 //   - Latency is the time from just before a pod's Create call to the first
 //     watch event showing it bound; throughput is measured pods bound divided
 //     by the span from the first measured Create to the last binding. Both

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
@@ -155,8 +156,22 @@ type Options struct {
 	// LogDir receives one log file per scheduler process and the control
 	// plane's log. It must exist.
 	LogDir string
-	// SchedulerFlags are extra dra-scheduler command-line flags.
+	// SchedulerFlags are extra dra-scheduler command-line flags. They must
+	// not set --feature-gates: FeatureGates does, so that reports name them.
 	SchedulerFlags []string
+	// FeatureGates are passed to the scheduler of every configuration
+	// (--feature-gates), over the configuration's ConfigFeatureGates. They
+	// apply to the scheduler only, not to the in-process kube-apiserver.
+	FeatureGates FeatureGates
+	// ConfigFeatureGates are each configuration's default scheduler feature
+	// gates, under FeatureGates (see SchedulerFeatureGates). nil means
+	// DefaultConfigFeatureGates(); an empty map means none.
+	ConfigFeatureGates map[Config]FeatureGates
+	// ClaimWorkers is the in-process resourceclaim controller's worker count
+	// (kube-controller-manager's --concurrent-resourceclaim-syncs); 0 means
+	// controlplane.DefaultResourceClaimWorkers. It must be 0 with Kubeconfig,
+	// whose cluster runs its own controller.
+	ClaimWorkers int
 	// Child is the command line that runs the scheduler child: it is started
 	// with ChildEnv set and must call RunChild. Empty means this executable
 	// with the argument "scheduler".
@@ -179,6 +194,8 @@ func DefaultOptions() Options {
 		Timeout:   30 * time.Minute,
 		Stall:     3 * time.Minute,
 		Namespace: "dra-bench",
+		// Spelled out so that a caller sees (and may change) them.
+		ConfigFeatureGates: DefaultConfigFeatureGates(),
 	}
 }
 
@@ -220,6 +237,20 @@ func (o *Options) complete() error {
 	}
 	if o.Pods < 0 || o.Warmup < 0 {
 		return errors.New("pod counts must not be negative")
+	}
+	switch {
+	case o.ClaimWorkers < 0:
+		return fmt.Errorf("resourceclaim controller workers %d: want at least 1, or 0 for the default %d", o.ClaimWorkers, controlplane.DefaultResourceClaimWorkers)
+	case o.ClaimWorkers > 0 && o.Kubeconfig != "":
+		return fmt.Errorf("resourceclaim controller workers %d: they configure the in-process control plane; with a kubeconfig the cluster's kube-controller-manager runs the controller", o.ClaimWorkers)
+	}
+	for _, f := range o.SchedulerFlags {
+		if name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "="); name == "feature-gates" {
+			return fmt.Errorf("scheduler flag %q: set feature gates with FeatureGates (dra-bench's --feature-gates), so that the report names them", f)
+		}
+	}
+	if err := o.validateFeatureGates(); err != nil {
+		return err
 	}
 	if o.LogDir == "" {
 		return errors.New("no log directory")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -39,6 +40,13 @@ type Settings struct {
 	TimeoutNs     int64   `json:"timeoutNs"`
 	Target        string  `json:"target"`
 	SchedulerName string  `json:"schedulerName"`
+	// FeatureGates are the feature gates given for every configuration's
+	// scheduler (Options.FeatureGates, as FeatureGates.String); each
+	// result's SchedulerFeatureGates adds its configuration's defaults.
+	FeatureGates string `json:"featureGates"`
+	// ResourceClaimWorkers is the in-process resourceclaim controller's
+	// worker count; 0 with a kubeconfig (the cluster's own controller).
+	ResourceClaimWorkers int `json:"resourceClaimWorkers"`
 }
 
 // Latency summarizes the creation-to-binding times of one result, in
@@ -64,6 +72,13 @@ type Result struct {
 	Nodes   int    `json:"nodes"`
 	Devices int    `json:"devices"`
 	Config  Config `json:"config"`
+	// SchedulerFeatureGates is the scheduler's --feature-gates value, as
+	// passed ("" when none: every gate at its default).
+	SchedulerFeatureGates string `json:"schedulerFeatureGates"`
+	// ResourceClaimWorkers is the resourceclaim controller's worker count
+	// on the in-process control plane; 0 with a kubeconfig (the cluster's
+	// kube-controller-manager, not known).
+	ResourceClaimWorkers int `json:"resourceClaimWorkers"`
 	// Pods were created and measured; Bound of them were seen bound.
 	Pods  int `json:"pods"`
 	Bound int `json:"bound"`
@@ -158,9 +173,13 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(rep)
 }
 
-// WriteTable writes one row per result (time is SpanNs: first creation
-// to last binding), then the problems of failed results.
+// WriteTable writes a header saying what produced the results (see
+// writeHeader), one row per result (time is SpanNs: first creation to last
+// binding), then the problems of failed results.
 func (rep *Report) WriteTable(w io.Writer) error {
+	if err := rep.writeHeader(w); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tcontrol plane CPU s\tAPI writes/pod\t")
 	for _, r := range rep.Results {
@@ -185,6 +204,43 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeHeader writes the tool, the shape, the claims and the target, then
+// per configuration (in the order of the results) the scheduler's
+// --feature-gates as passed and the resourceclaim controller's workers,
+// and an empty line.
+func (rep *Report) writeHeader(w io.Writer) error {
+	tool := rep.Tool
+	if rep.Version != "" {
+		tool += " " + rep.Version
+	}
+	s := rep.Settings
+	if _, err := fmt.Fprintf(w, "%s: shape %s, claims %s, %s\n", tool, s.Shape, s.Claims, s.Target); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "config\tscheduler --feature-gates\tresourceclaim controller workers")
+	var seen []Config
+	for _, r := range rep.Results {
+		if slices.Contains(seen, r.Config) {
+			continue
+		}
+		seen = append(seen, r.Config)
+		gates, workers := r.SchedulerFeatureGates, strconv.Itoa(r.ResourceClaimWorkers)
+		if gates == "" {
+			gates = "none"
+		}
+		if r.ResourceClaimWorkers == 0 {
+			workers = "the cluster's"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Config, gates, workers)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // problem describes what is wrong with a result, or "".

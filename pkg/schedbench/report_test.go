@@ -38,9 +38,11 @@ func sampleReport() *Report {
 	res := func(nodes int, c Config, pps float64, p50 time.Duration) Result {
 		return Result{Nodes: nodes, Devices: nodes * 10, Config: c, Pods: 100, Bound: 100, PodsPerSecond: pps,
 			SpanNs: int64(float64(time.Second) * 100 / pps), Latency: Latency{P50Ns: int64(p50), P90Ns: int64(2 * p50), P99Ns: int64(3 * p50), MaxNs: int64(4 * p50)},
-			SchedulerPeakRSSBytes: 150 << 20, SchedulerCPUSeconds: 1.5, Claims: 100, ClaimsAllocated: 100}
+			SchedulerPeakRSSBytes: 150 << 20, SchedulerCPUSeconds: 1.5, Claims: 100, ClaimsAllocated: 100,
+			SchedulerFeatureGates: "SchedulerPopFromBackoffQ=false", ResourceClaimWorkers: 50}
 	}
-	rep := &Report{Tool: "dra-bench scheduler", Settings: Settings{Shape: "schedperf", Claims: "template", QPS: 5000, Burst: 5000}}
+	rep := &Report{Tool: "dra-bench scheduler", Version: "v1.2.3", Settings: Settings{Shape: "schedperf", Claims: "template", QPS: 5000, Burst: 5000,
+		Target: "in-process control plane", FeatureGates: "SchedulerPopFromBackoffQ=false", ResourceClaimWorkers: 50}}
 	rep.Results = []Result{
 		res(100, ConfigOurs, 200, 100*time.Millisecond),
 		res(100, ConfigInTree, 160, 150*time.Millisecond),
@@ -50,6 +52,11 @@ func sampleReport() *Report {
 		res(500, ConfigNoClaims, 360, 25*time.Millisecond),
 	}
 	rep.Results[5].Claims, rep.Results[5].ClaimsAllocated = 0, 0
+	for i := range rep.Results {
+		if r := &rep.Results[i]; r.Config == ConfigOurs {
+			r.SchedulerFeatureGates = "SchedulerPopFromBackoffQ=false,SchedulerPreQueueingHints=true"
+		}
+	}
 	rep.fillComparisons()
 	return rep
 }
@@ -124,6 +131,62 @@ func TestWriteTable(t *testing.T) {
 	}
 }
 
+// TestWriteTableHeaderSaysWhatProducedTheResults checks the lines above
+// the table: the tool, shape, claims and target, then once per
+// configuration the scheduler's feature gates and the resourceclaim
+// controller's workers.
+func TestWriteTableHeaderSaysWhatProducedTheResults(t *testing.T) {
+	inProcess := sampleReport()
+	cluster := sampleReport()
+	cluster.Settings.Target, cluster.Settings.ResourceClaimWorkers = "cluster of /tmp/kubeconfig", 0
+	cluster.Results = cluster.Results[:2]
+	for i := range cluster.Results {
+		cluster.Results[i].ResourceClaimWorkers = 0
+		cluster.Results[i].SchedulerFeatureGates = ""
+	}
+	tests := []struct {
+		name      string
+		rep       *Report
+		wantLines []string
+	}{
+		{"an in-process run names each configuration's gates and the controller's workers once", inProcess, []string{
+			"dra-bench scheduler v1.2.3: shape schedperf, claims template, in-process control plane",
+			"config scheduler --feature-gates resourceclaim controller workers",
+			"ours SchedulerPopFromBackoffQ=false,SchedulerPreQueueingHints=true 50",
+			"in-tree SchedulerPopFromBackoffQ=false 50",
+			"no-claims SchedulerPopFromBackoffQ=false 50",
+			"",
+		}},
+		{"a run on a cluster says the workers are the cluster's, and none for no gates", cluster, []string{
+			"dra-bench scheduler v1.2.3: shape schedperf, claims template, cluster of /tmp/kubeconfig",
+			"config scheduler --feature-gates resourceclaim controller workers",
+			"ours none the cluster's",
+			"in-tree none the cluster's",
+			"",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.rep.WriteTable(&b); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			if len(lines) < len(tc.wantLines)+1 {
+				t.Fatalf("%d lines:\n%s", len(lines), b.String())
+			}
+			for i, want := range tc.wantLines {
+				if got := strings.Join(strings.Fields(lines[i]), " "); got != want {
+					t.Errorf("line %d = %q, want %q\n%s", i+1, got, want, b.String())
+				}
+			}
+			if next := lines[len(tc.wantLines)]; !strings.HasPrefix(strings.TrimSpace(next), "nodes") {
+				t.Errorf("the table does not follow the header: %q", next)
+			}
+		})
+	}
+}
+
 func TestWriteJSON(t *testing.T) {
 	rep := sampleReport()
 	var b bytes.Buffer
@@ -131,8 +194,9 @@ func TestWriteJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Tool    string `json:"tool"`
-		Results []map[string]any
+		Tool     string         `json:"tool"`
+		Settings map[string]any `json:"settings"`
+		Results  []map[string]any
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b.String())
@@ -147,6 +211,32 @@ func TestWriteJSON(t *testing.T) {
 	lat, _ := r["latency"].(map[string]any)
 	if lat["p50Ns"] != float64(120*time.Millisecond) {
 		t.Errorf("latency = %v", lat)
+	}
+	// What produced the results: per result the scheduler's gates and the
+	// controller's workers, in the settings the given gates and workers.
+	if r["schedulerFeatureGates"] != "SchedulerPopFromBackoffQ=false,SchedulerPreQueueingHints=true" || r["resourceClaimWorkers"] != float64(50) {
+		t.Errorf("result 3 gates %v, workers %v", r["schedulerFeatureGates"], r["resourceClaimWorkers"])
+	}
+	if r := doc.Results[4]; r["schedulerFeatureGates"] != "SchedulerPopFromBackoffQ=false" {
+		t.Errorf("result 4 (in-tree) gates %v", r["schedulerFeatureGates"])
+	}
+	if s := doc.Settings; s["featureGates"] != "SchedulerPopFromBackoffQ=false" || s["resourceClaimWorkers"] != float64(50) {
+		t.Errorf("settings = %v", s)
+	}
+	// The fields reports had before are still there, under their names.
+	for _, key := range []string{"shape", "shapeDescription", "claims", "warmup", "qps", "burst", "writers", "timeoutNs", "target", "schedulerName"} {
+		if _, ok := doc.Settings[key]; !ok {
+			t.Errorf("settings lack %q", key)
+		}
+	}
+	// Without gates the field is there, empty: no gates, not unknown.
+	rep.Results[4].SchedulerFeatureGates = ""
+	b.Reset()
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"schedulerFeatureGates": ""`) {
+		t.Errorf("a result without gates has no empty schedulerFeatureGates:\n%s", b.String())
 	}
 }
 

@@ -52,7 +52,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			TimeoutNs:     int64(opts.Timeout),
 			Target:        "in-process control plane",
 			SchedulerName: SchedulerName,
+			FeatureGates:  opts.FeatureGates.String(),
 		},
+	}
+	if opts.Kubeconfig == "" {
+		rep.Settings.ResourceClaimWorkers = opts.controlPlane().ResourceClaimWorkers()
 	}
 	sizes := opts.Sizes
 	if opts.Kubeconfig != "" {
@@ -108,6 +112,21 @@ type target struct {
 	stop       func()
 }
 
+// controlPlane is the configuration of the in-process control plane.
+func (o *Options) controlPlane() controlplane.Options {
+	return controlplane.Options{ClaimWorkers: o.ClaimWorkers}
+}
+
+// childFlags are the scheduler's command-line flags of configuration c
+// after the ones every child gets: its feature gates, then SchedulerFlags.
+func (o *Options) childFlags(c Config) []string {
+	var flags []string
+	if gates := o.SchedulerFeatureGates(c); len(gates) > 0 {
+		flags = append(flags, "--feature-gates="+gates.String())
+	}
+	return append(flags, o.SchedulerFlags...)
+}
+
 // startTarget starts a control plane, or connects to the existing cluster.
 func (o *Options) startTarget(ctx context.Context) (*target, error) {
 	var config *restclient.Config
@@ -123,7 +142,7 @@ func (o *Options) startTarget(ctx context.Context) (*target, error) {
 		}
 		t.kubeconfig = path
 	} else {
-		cp, err := controlplane.Start(ctx, controlplane.Options{})
+		cp, err := controlplane.Start(ctx, o.controlPlane())
 		if err != nil {
 			return nil, fmt.Errorf("start control plane: %w", err)
 		}
@@ -143,7 +162,10 @@ func (o *Options) startTarget(ctx context.Context) (*target, error) {
 
 // runOne measures configuration c at n nodes (0: the existing cluster's).
 func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (res Result, finalErr error) {
-	res = Result{Nodes: n, Config: c}
+	res = Result{Nodes: n, Config: c, SchedulerFeatureGates: o.SchedulerFeatureGates(c).String()}
+	if o.Kubeconfig == "" {
+		res.ResourceClaimWorkers = o.controlPlane().ResourceClaimWorkers()
+	}
 	setupStart := time.Now()
 	tgt, err := o.startTarget(ctx)
 	if err != nil {
@@ -223,7 +245,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 	res.SchedulerLog = filepath.Join(o.LogDir, base+"-scheduler.log")
 	schedStart := time.Now()
-	sched, err := startChild(ctx, o.Child, cfgPath, res.SchedulerLog, o.SchedulerFlags)
+	sched, err := startChild(ctx, o.Child, cfgPath, res.SchedulerLog, o.childFlags(c))
 	if err != nil {
 		return res, err
 	}
