@@ -25,7 +25,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		return nil
 	}
 	start := time.Now()
-	defer func() { observe("Filter", start, status) }()
+	defer func() { observe(pl.latency.filter, start, status) }()
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 

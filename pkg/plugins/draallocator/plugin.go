@@ -145,7 +145,29 @@ func (pl *DRAAllocator) signPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFra
 	return nil, nil
 }
 
+// latencies are the extension points' latency histograms.
+type latencies struct {
+	preFilter, filter, postFilter, score, reserve, preBind *metrics.Latency
+}
+
+// newLatencies returns the histograms of every extension point the plugin
+// times, for every framework status code.
+func newLatencies() *latencies {
+	var codes []string
+	for c := fwk.Success; c <= fwk.Pending; c++ {
+		codes = append(codes, c.String())
+	}
+	return &latencies{
+		preFilter:  metrics.NewLatency("PreFilter", codes),
+		filter:     metrics.NewLatency("Filter", codes),
+		postFilter: metrics.NewLatency("PostFilter", codes),
+		score:      metrics.NewLatency("Score", codes),
+		reserve:    metrics.NewLatency("Reserve", codes),
+		preBind:    metrics.NewLatency("PreBind", codes),
+	}
+}
+
 // observe records an extension point's latency and status.
-func observe(extensionPoint string, start time.Time, status *fwk.Status) {
-	metrics.Since(extensionPoint, status.Code().String(), start)
+func observe(l *metrics.Latency, start time.Time, status *fwk.Status) {
+	l.Since(int(status.Code()), start)
 }

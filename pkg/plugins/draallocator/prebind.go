@@ -44,7 +44,7 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		return nil
 	}
 	start := time.Now()
-	defer func() { observe("PreBind", start, status) }()
+	defer func() { observe(pl.latency.preBind, start, status) }()
 	logger := klog.FromContext(ctx)
 
 	var written []*resourceapi.ResourceClaim

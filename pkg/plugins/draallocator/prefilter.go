@@ -63,7 +63,7 @@ func (pl *DRAAllocator) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status
 // claims that need devices.
 func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (_ *fwk.PreFilterResult, status *fwk.Status) {
 	start := time.Now()
-	defer func() { observe("PreFilter", start, status) }()
+	defer func() { observe(pl.latency.preFilter, start, status) }()
 	logger := klog.FromContext(ctx)
 
 	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}

@@ -31,7 +31,7 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		return nil
 	}
 	start := time.Now()
-	defer func() { observe("Reserve", start, status) }()
+	defer func() { observe(pl.latency.reserve, start, status) }()
 	logger := klog.FromContext(ctx)
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
 	if err != nil {
@@ -186,7 +186,7 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	start := time.Now()
-	defer func() { observe("PostFilter", start, status) }()
+	defer func() { observe(pl.latency.postFilter, start, status) }()
 	logger := klog.FromContext(ctx)
 	s.mu.Lock()
 	unavailable := s.unavailable.UnsortedList()

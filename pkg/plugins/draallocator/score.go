@@ -29,7 +29,7 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 		return 0, nil
 	}
 	start := time.Now()
-	defer func() { observe("Score", start, status) }()
+	defer func() { observe(pl.latency.score, start, status) }()
 	node := nodeInfo.Node()
 	if pl.args.ScoringStrategy.Type == config.FirstAvailable && (!pl.fts.EnableDRAPrioritizedList || !s.hasFirstAvailable()) {
 		// Every node scores 0: no need to know the devices.

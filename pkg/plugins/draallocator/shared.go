@@ -38,6 +38,8 @@ type shared struct {
 	requeue *requeuer
 	// guard turns panics into one pod's failure and runs test hooks.
 	guard *guard
+	// latency times the extension points.
+	latency *latencies
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
@@ -61,6 +63,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		allocated: allocator.NewTracker(allocatorFeatures(fts)),
 		requeue:   newRequeuer(h, logger),
 		guard:     &guard{logger: logger, hooks: hooks},
+		latency:   newLatencies(),
 	}
 	sh.inv.changed = sh.requeue.changed
 	sh.inv.guard = sh.guard

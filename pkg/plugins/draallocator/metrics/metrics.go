@@ -9,6 +9,7 @@ package metrics
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/component-base/metrics"
@@ -108,7 +109,30 @@ func Register() {
 	})
 }
 
-// Since observes the time since start for one extension point.
-func Since(extensionPoint, status string, start time.Time) {
-	ExtensionPointDuration.WithLabelValues(extensionPoint, status).Observe(time.Since(start).Seconds())
+// Latency is one extension point's ExtensionPointDuration histograms, one
+// per status, each looked up once, on first use (a series appears when it
+// has an observation): resolving the labels per call costs as much as a
+// Filter call that a summary answers.
+type Latency struct {
+	extensionPoint string
+	statuses       []string
+	byStatus       []atomic.Pointer[metrics.ObserverMetric]
+}
+
+// NewLatency returns the histograms of the extension point; a status is
+// then given by its index in statuses.
+func NewLatency(extensionPoint string, statuses []string) *Latency {
+	return &Latency{extensionPoint: extensionPoint, statuses: statuses, byStatus: make([]atomic.Pointer[metrics.ObserverMetric], len(statuses))}
+}
+
+// Since observes the time since start under the status of index status.
+func (l *Latency) Since(status int, start time.Time) {
+	o := l.byStatus[status].Load()
+	if o == nil {
+		// Two goroutines may both resolve it: the same series either way.
+		observer := ExtensionPointDuration.WithLabelValues(l.extensionPoint, l.statuses[status])
+		o = &observer
+		l.byStatus[status].Store(o)
+	}
+	(*o).Observe(time.Since(start).Seconds())
 }
