@@ -21,7 +21,7 @@ LDFLAGS := -X $(MODULE)/pkg/version.version=$(VERSION) \
 # per test.
 TEST_TIMEOUT  ?= 20m
 
-.PHONY: all build test test-unit test-integration test-perf-smoke smoke verify clean
+.PHONY: all build test test-race test-unit test-integration test-perf-smoke smoke verify clean
 
 all: build
 
@@ -54,6 +54,12 @@ test-perf-smoke: $(BIN)/etcd
 ## smoke: the built binary answers --version and --help.
 smoke:
 	hack/smoke.sh $(BIN)/dra-scheduler $(KUBE_VERSION)
+
+## test-race: the race detector over every package whose tests do not
+## start a kube-apiserver (hack/race-packages.sh: the allocator, inventory,
+## CEL matcher, bit sets, the plugin and its harness, ...). CI runs it.
+test-race:
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $$(hack/race-packages.sh)
 
 ## test-unit: everything but the integration package (fast).
 test-unit:
