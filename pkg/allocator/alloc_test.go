@@ -19,6 +19,9 @@ import (
 // in one block), three for several devices — so the search state lives on
 // the stack or in pooled storage, never in fresh memory per node.
 func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector; make test checks them")
+	}
 	for _, shape := range benchShapes() {
 		t.Run("a free node costs only the result for shape "+shape.name, func(t *testing.T) {
 			c := shape.cluster(3)
@@ -44,6 +47,9 @@ func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
 // partitionable devices, constrained requests and shares of consumable
 // capacity.
 func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector; make test checks them")
+	}
 	shapes := benchShapes()
 	// Shared NICs are full through their consumed capacity: each check of
 	// a device computes its consumption, which must stay off the heap.

@@ -3,6 +3,12 @@ package allocator
 import (
 	"fmt"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
 // MaxActivations is how many devices' CEL inputs a Matcher keeps.
@@ -31,4 +37,41 @@ func DiffStates(a, b *State) string {
 		}
 	}
 	return ""
+}
+
+// AllocatedStateOf describes s, a State translated for inv, in upstream's
+// form, so that the same devices can be translated for another inventory
+// holding the same slices: dedicated devices by ID, one share per shared
+// device and its aggregated capacity. It reads s the way allocators do
+// and writes nothing.
+func AllocatedStateOf(inv *inventory.Inventory, s *State) structured.AllocatedState {
+	st := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	id := func(i int) (structured.DeviceID, bool) {
+		d := inv.Device(i)
+		if d == nil {
+			return structured.DeviceID{}, false
+		}
+		return structured.MakeDeviceID(d.Driver, d.Pool, d.Name()), true
+	}
+	for i := range s.dedicated.All() {
+		if id, ok := id(i); ok {
+			st.AllocatedDevices.Insert(id)
+		}
+	}
+	share := types.UID("share")
+	for i := range s.shared.All() {
+		if id, ok := id(i); ok {
+			st.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, &share))
+		}
+	}
+	for i, c := range s.aggregated {
+		if id, ok := id(i); ok {
+			st.AggregatedCapacity[id] = c.Clone()
+		}
+	}
+	return st
 }

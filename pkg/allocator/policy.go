@@ -68,15 +68,29 @@ func (c *call) order(r *request, sel *selection) []int {
 
 // deviceSize summarizes a device's capacities on a log scale, so that
 // capacities of different units weigh alike: smaller devices first.
+//
+// The terms are summed in fixed point: capacities are a map, and adding
+// floats in its random iteration order gives sums that differ in the last
+// bit, which made devices of equal capacities (the same profile on two
+// GPUs) compare unequal, so that two calls with the same inputs picked
+// different devices instead of keeping upstream's order between them.
 func deviceSize(d *inventory.Device) float64 {
-	size := 0.0
+	var size int64
 	for _, c := range d.Spec.Capacity {
 		if v := c.Value.AsApproximateFloat64(); v > 0 {
-			size += math.Log2(1 + v)
+			size += int64(math.Round(min(math.Log2(1+v), maxSizeTerm) * sizeUnit))
 		}
 	}
-	return size
+	return float64(size) / sizeUnit
 }
+
+// Fixed point for deviceSize: a term is at most maxSizeTerm (log2 of the
+// largest float64; an infinite value counts as that), in units of
+// 1/sizeUnit, so that sums of thousands of terms fit in an int64.
+const (
+	maxSizeTerm = 1024
+	sizeUnit    = 1 << 40
+)
 
 // counterUse is the largest fraction already used (by allocated devices)
 // of any counter set the device draws from: partitions of a partly used
