@@ -164,17 +164,8 @@ func TestFaultsStayWithOnePod(t *testing.T) {
 		}
 		bound := 0
 		e.waitFor("at least 12 of 30 pods bound and every other one failed once", func() (bool, string) {
-			bound = 0
-			failed := 0
-			for i := range 30 {
-				name := fmt.Sprintf("profiles-%d", i)
-				switch {
-				case e.pod(name).Spec.NodeName != "":
-					bound++
-				case unschedulable(e.pod(name)):
-					failed++
-				}
-			}
+			var failed int
+			bound, failed = e.boundOrUnschedulable("profiles", 30)
 			return bound >= 12 && bound+failed == 30, fmt.Sprintf("%d bound, %d failed", bound, failed)
 		})
 		if bound != 12 {
@@ -216,6 +207,21 @@ func (e *env) allocatedDevices() map[string][]string {
 		}
 	}
 	return held
+}
+
+// boundOrUnschedulable counts the pods prefix-0 ... prefix-(n-1) that are
+// bound, and those the scheduler found no node for.
+func (e *env) boundOrUnschedulable(prefix string, n int) (bound, unschedulableNow int) {
+	e.t.Helper()
+	for i := range n {
+		switch pod := e.pod(fmt.Sprintf("%s-%d", prefix, i)); {
+		case pod.Spec.NodeName != "":
+			bound++
+		case unschedulable(pod):
+			unschedulableNow++
+		}
+	}
+	return bound, unschedulableNow
 }
 
 // unschedulable reports whether the scheduler found no node for the pod

@@ -92,16 +92,7 @@ func TestStartUpSeesEveryClaim(t *testing.T) {
 	}
 
 	e.waitFor("20 waiting pods bound and the other 10 failed once", func() (bool, string) {
-		bound, failed := 0, 0
-		for i := range waitingPods {
-			name := fmt.Sprintf("waiting-%d", i)
-			switch {
-			case e.pod(name).Spec.NodeName != "":
-				bound++
-			case e.lastEvent(name, "FailedScheduling") != "":
-				failed++
-			}
-		}
+		bound, failed := e.boundOrUnschedulable("waiting", waitingPods)
 		return bound >= nodes && bound+failed == waitingPods, fmt.Sprintf("%d bound, %d failed", bound, failed)
 	})
 	held := e.allocatedDevices()
