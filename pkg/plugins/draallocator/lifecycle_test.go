@@ -1,0 +1,113 @@
+package draallocator
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// templatePod is a pod whose claim "dev" comes from a template, with the
+// generated claim's name already in its status when generated is set.
+func templatePod(name, generated string) *v1.Pod {
+	pod := objects.MakePod(name, testNamespace).ClaimFromTemplate("dev", "template").Obj()
+	pod.UID = types.UID("pod-template-" + name)
+	if generated != "" {
+		pod.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "dev", ResourceClaimName: ptr.To(generated)}}
+	}
+	return pod
+}
+
+func TestPreEnqueueWaitsForEveryClaimOfThePod(t *testing.T) {
+	owned := ownedClaim("owned-dev", "owner")
+	owned.OwnerReferences[0].UID = templatePod("owner", "").UID
+	deleting := objects.Claim("deleting", testNamespace, objects.ClaimSpec("dev", testDriver, 1))
+	deleting.DeletionTimestamp = ptr.To(metav1.Now())
+	deleting.Finalizers = []string{"test.example.com/keep"}
+	nodes, objs := oneDeviceCluster("ready")
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, owned, ownedClaim("stolen-dev", "someone-else"), deleting)...)
+	pl := h.plugins[0]
+	for _, tc := range []struct {
+		name string
+		pod  *v1.Pod
+		want string // "" for success, else a part of the unschedulable message
+	}{
+		{"a pod whose named claim exists is enqueued", claimPod("ready"), ""},
+		{"a pod without claims is enqueued", objects.MakePod("plain", testNamespace).Obj(), ""},
+		{"a pod whose named claim does not exist waits", claimPod("missing"), `could not find resource claim "test/missing"`},
+		{"a pod whose claim is being deleted waits", claimPod("deleting"), "is being deleted"},
+		{"a template pod whose claim is not generated yet waits", templatePod("fresh", ""), "ResourceClaim not created yet"},
+		{"a template pod whose generated claim it owns is enqueued", templatePod("owner", "owned-dev"), ""},
+		{"a template pod whose status names another pod's claim waits", templatePod("thief", "stolen-dev"), "was not created for Pod test/thief"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := pl.PreEnqueue(h.ctx, tc.pod)
+			switch {
+			case tc.want == "" && !st.IsSuccess():
+				t.Errorf("PreEnqueue: %v, want success", st)
+			case tc.want != "" && (st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), tc.want)):
+				t.Errorf("PreEnqueue: %v, want UnschedulableAndUnresolvable saying %q", st, tc.want)
+			}
+		})
+	}
+}
+
+func TestPostFilterDeallocatesAClaimNoNodeCanUse(t *testing.T) {
+	stranded := objects.Claim("stranded", testNamespace, objects.ClaimSpec("dev", testDriver, 1))
+	shared := objects.Claim("shared", testNamespace, objects.ClaimSpec("dev", testDriver, 1))
+	nodes, objs := oneDeviceCluster()
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, stranded, shared)...)
+	pl := h.plugins[0]
+	// Both are allocated on a node that is gone; "shared" is also
+	// reserved for another pod.
+	for _, name := range []string{"stranded", "shared"} {
+		claim := h.claim(testNamespace, name).DeepCopy()
+		claim.Status.Allocation = allocationOf("gone", "dev-0")
+		claim.Status.Allocation.NodeSelector = nodeSelectorFor("gone")
+		if name == "shared" {
+			claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "other", UID: "pod-other"}}
+		}
+		h.updateClaimStatus(claim)
+	}
+	for _, tc := range []struct {
+		name        string
+		claim       string
+		wantMessage string
+		wantAlloc   bool
+	}{
+		{"a claim allocated where no node can use it, reserved for nobody, is deallocated", "stranded", "deallocation of ResourceClaim completed", false},
+		{"a claim another pod has reserved stays allocated", "shared", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, st := h.filter(pl, claimPod(tc.claim))
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("pod fits on %v (PreFilter: %v), want no node", c.feasible, st)
+			}
+			_, st = pl.PostFilter(h.ctx, c.state, c.pod, nil)
+			if st.Code() != fwk.Unschedulable || !strings.Contains(st.Message(), tc.wantMessage) {
+				t.Errorf("PostFilter: %v, want Unschedulable saying %q", st, tc.wantMessage)
+			}
+			claim, err := h.client.ResourceV1().ResourceClaims(testNamespace).Get(h.ctx, tc.claim, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := claim.Status.Allocation != nil; got != tc.wantAlloc {
+				t.Errorf("claim allocated after PostFilter: %v, want %v", got, tc.wantAlloc)
+			}
+		})
+	}
+}
+
+// nodeSelectorFor selects the node by name, as an allocation on it does.
+func nodeSelectorFor(node string) *v1.NodeSelector {
+	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
+	}}}
+}
