@@ -23,7 +23,8 @@ import (
 // fails the attempt, and the next one finds the claim failed or timed out
 // in Filter and deallocates it in PostFilter, as the in-tree plugin does.
 
-// bindingPollInterval is how often PreBind looks at binding conditions.
+// bindingPollInterval is how often PreBind looks at binding conditions,
+// as in-tree.
 const bindingPollInterval = 5 * time.Second
 
 var (
@@ -56,7 +57,7 @@ func (pl *DRAAllocator) waitForBindingConditions(ctx context.Context, s *stateDa
 	pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeNormal, "BindingConditionsPending", "Scheduling",
 		"waiting for binding conditions for device on node %s", nodeName)
 	start := time.Now()
-	err := wait.PollUntilContextTimeout(ctx, bindingPollInterval, pl.args.BindingTimeout.Duration, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, pl.bindingPoll, pl.args.BindingTimeout.Duration, true, func(context.Context) (bool, error) {
 		return pl.podReadyForBinding(s)
 	})
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -3,6 +3,7 @@ package draallocator
 import (
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -110,4 +111,61 @@ func nodeSelectorFor(node string) *v1.NodeSelector {
 	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
 		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
 	}}}
+}
+
+func TestABindingTimeoutFailsPreBindNamingThePendingDeviceAndUnreserveUndoesIt(t *testing.T) {
+	slice := objects.MakeSlice("node-1", testDriver, "node-1").Device("dev-0", nil).Obj()
+	slice.Spec.Devices[0].BindingConditions = []string{"attached"}
+	slice.Spec.Devices[0].BindingFailureConditions = []string{"attach-failed"}
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{objects.MakeNode("node-1").Obj()},
+		objects.DeviceClass(testDriver, testDriver), slice,
+		objects.Claim("waiting", testNamespace, objects.ClaimSpec("dev", testDriver, 1)),
+		objects.Claim("next", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	pl := h.plugins[0]
+	pl.bindingPoll, pl.args.BindingTimeout.Duration = 20*time.Millisecond, 300*time.Millisecond
+
+	c, st := h.filter(pl, claimPod("waiting"))
+	if st != nil || len(c.feasible) != 1 {
+		t.Fatalf("pod fits on %v (PreFilter: %v), want node-1", c.feasible, st)
+	}
+	if st := c.reserve(); !st.IsSuccess() {
+		t.Fatalf("Reserve: %v", st)
+	}
+	start := time.Now()
+	st = pl.PreBind(h.ctx, c.state, c.pod, "node-1")
+	want := "device binding timeout"
+	pending := "(devices: claim test/waiting: " + testDriver + "/node-1/dev-0 pending=[attached])"
+	if st.Code() != fwk.Error || !strings.Contains(st.Message(), want) || !strings.Contains(st.Message(), pending) {
+		t.Errorf("PreBind: %v, want an error saying %q and naming the device as %q", st, want, pending)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Errorf("PreBind waited %v for a 300ms binding timeout", waited)
+	}
+	written, err := h.client.ResourceV1().ResourceClaims(testNamespace).Get(h.ctx, "waiting", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if written.Status.Allocation == nil || len(written.Status.ReservedFor) != 1 {
+		t.Fatalf("PreBind wrote allocation %v and reservedFor %v, want both", written.Status.Allocation, written.Status.ReservedFor)
+	}
+
+	// The framework calls Unreserve after a failed PreBind: the pod's
+	// reservation goes; the allocation stays for the next attempt, which
+	// finds it timed out in Filter and deallocates it in PostFilter.
+	c.unreserve()
+	h.eventually("the pod's reservation to be removed", func() bool {
+		claim, err := h.client.ResourceV1().ResourceClaims(testNamespace).Get(h.ctx, "waiting", metav1.GetOptions{})
+		return err == nil && len(claim.Status.ReservedFor) == 0 && claim.Status.Allocation != nil
+	})
+	h.eventually("the assume cache to have the allocation without the reservation", func() bool {
+		claim := h.claim(testNamespace, "waiting")
+		return claim.Status.Allocation != nil && len(claim.Status.ReservedFor) == 0
+	})
+	retry, st := h.filter(pl, claimPod("waiting"))
+	if st != nil || len(retry.feasible) != 0 {
+		t.Fatalf("the retried pod fits on %v (PreFilter: %v), want nowhere: its allocation timed out", retry.feasible, st)
+	}
+	if _, st := pl.PostFilter(h.ctx, retry.state, retry.pod, nil); !strings.Contains(st.Message(), "deallocation of ResourceClaim completed") {
+		t.Errorf("PostFilter: %v, want the timed-out claim deallocated", st)
+	}
 }

@@ -35,6 +35,8 @@ type DRAAllocator struct {
 	features   structured.Features
 	args       *config.DRAAllocatorArgs
 	policy     allocator.Policy
+	// bindingPoll is how often PreBind looks at binding conditions.
+	bindingPoll time.Duration
 
 	// shared is what every profile of the scheduler shares: inventory,
 	// tracker of allocated and in-flight devices, requeuer, panic guard.
@@ -96,14 +98,15 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			policy = allocator.Packing
 		}
 		return &DRAAllocator{
-			handle:     h,
-			client:     h.ClientSet(),
-			draManager: h.SharedDRAManager(),
-			fts:        fts,
-			features:   allocatorFeatures(fts),
-			args:       args,
-			policy:     policy,
-			shared:     sh,
+			handle:      h,
+			client:      h.ClientSet(),
+			draManager:  h.SharedDRAManager(),
+			fts:         fts,
+			features:    allocatorFeatures(fts),
+			args:        args,
+			policy:      policy,
+			bindingPoll: bindingPollInterval,
+			shared:      sh,
 		}, nil
 	}
 }
