@@ -62,7 +62,7 @@ func TestStartUpSeesEveryClaim(t *testing.T) {
 			Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
 				Request: "dev", Driver: driver, Pool: fmt.Sprintf("node-%d", i/heldPerNode), Device: fmt.Sprintf("dev-%d", i%heldPerNode),
 			}}},
-			NodeSelector:        nodeSelector(fmt.Sprintf("node-%d", i/heldPerNode)),
+			NodeSelector:        objects.NodeSelectorFor(fmt.Sprintf("node-%d", i/heldPerNode)),
 			AllocationTimestamp: ptr.To(metav1.Now()),
 		}
 		_, err = e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
@@ -108,11 +108,4 @@ func TestStartUpSeesEveryClaim(t *testing.T) {
 	if len(held) != nodes*devsPerNode || len(free) != nodes {
 		t.Errorf("%d devices allocated (%d of the %d free ones), want all %d", len(held), len(free), nodes, nodes*devsPerNode)
 	}
-}
-
-// nodeSelector selects the node by name, as an allocation on it does.
-func nodeSelector(node string) *v1.NodeSelector {
-	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
-	}}}
 }

@@ -78,3 +78,11 @@ func (w *PodWrapper) Claim(name, claim string) *PodWrapper {
 
 // Obj returns the pod.
 func (w *PodWrapper) Obj() *v1.Pod { return &w.Pod }
+
+// NodeSelectorFor selects the node by name, as an allocation of a device
+// local to it does.
+func NodeSelectorFor(node string) *v1.NodeSelector {
+	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
+	}}}
+}

@@ -71,7 +71,7 @@ func TestPostFilterDeallocatesAClaimNoNodeCanUse(t *testing.T) {
 	for _, name := range []string{"stranded", "shared"} {
 		claim := h.claim(testNamespace, name).DeepCopy()
 		claim.Status.Allocation = allocationOf("gone", "dev-0")
-		claim.Status.Allocation.NodeSelector = nodeSelectorFor("gone")
+		claim.Status.Allocation.NodeSelector = objects.NodeSelectorFor("gone")
 		if name == "shared" {
 			claim.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "other", UID: "pod-other"}}
 		}
@@ -104,13 +104,6 @@ func TestPostFilterDeallocatesAClaimNoNodeCanUse(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nodeSelectorFor selects the node by name, as an allocation on it does.
-func nodeSelectorFor(node string) *v1.NodeSelector {
-	return &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
-	}}}
 }
 
 func TestABindingTimeoutFailsPreBindNamingThePendingDeviceAndUnreserveUndoesIt(t *testing.T) {
