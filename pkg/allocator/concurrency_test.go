@@ -314,11 +314,13 @@ func runConcurrencyShape(t *testing.T, shape concurrencyShape, cycles int, seed 
 	rng := rand.New(rand.NewPCG(seed, 16))
 	c := shape.cluster(shape.nodes)
 	classes := c.ClassLister()
-	newMatcher := func() *allocator.Matcher {
-		return allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-	}
+	celCache := func() *cel.Cache { return cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}) }
 	inv, mirror := inventory.New(), inventory.New()
-	matcher, mirrorMatcher := newMatcher(), newMatcher()
+	// The matcher under test keeps almost nothing, so that every pod
+	// evicts expressions and chains that calls may still be using; the
+	// serial reference keeps everything.
+	matcher := allocator.NewMatcherWithLimits(celCache(), allocator.CacheLimits{MaxExpressions: 1, MaxChains: 1, MaxBytes: 1})
+	mirrorMatcher := allocator.NewMatcher(celCache())
 	pub := newPublisher(c, inv, mirror)
 	nodes := slices.Clone(c.Nodes)
 
@@ -398,8 +400,12 @@ func runConcurrencyShape(t *testing.T, shape concurrencyShape, cycles int, seed 
 			t.Fatalf("%d answers differ from the serial run over the mirror (first 10 shown)", failures)
 		}
 	}
-	t.Logf("%d cycles, %d concurrent calls, %d tracker changes during them; %d fitting and %d not fitting (node, pod) pairs, reasons %v",
-		cycles, calls, changesDuring, fitting, notFitting, explained)
+	evictions := matcher.CacheStats().Evictions
+	t.Logf("%d cycles, %d concurrent calls, %d tracker changes during them, %d cache evictions; %d fitting and %d not fitting (node, pod) pairs, reasons %v",
+		cycles, calls, changesDuring, evictions, fitting, notFitting, explained)
+	if evictions == 0 {
+		t.Errorf("the matcher evicted nothing: eviction under concurrent calls was not tested")
+	}
 	if changesDuring == 0 {
 		t.Errorf("the tracker did not change while allocators answered: nothing was tested")
 	}

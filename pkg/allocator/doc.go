@@ -40,6 +40,12 @@
 //     (quickpartition.go). For a single claim of a few such devices,
 //     Allocate picks and builds the result on the stack (pickOne): the
 //     result is its only allocation and no pooled state is written.
+//   - What is kept for selectors is bounded (cache.go): past
+//     CacheLimits (4096 expressions, 4096 chains, 256 MiB estimated by
+//     default) the least recently used expressions and chains are evicted,
+//     their results freed, and view memos drop an evicted chain's
+//     selections the next time they are extended. Chain numbers are never
+//     reused, so a request prepared before an eviction stays correct.
 //   - Per Allocate call only the search remains: a depth-first search in
 //     upstream's order over the set bits of the request's candidates,
 //     with pooled bookkeeping; a node that cannot fit costs no allocation.

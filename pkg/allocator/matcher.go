@@ -13,21 +13,34 @@ import (
 )
 
 // Matcher evaluates CEL selectors on devices and remembers every result
-// per (expression, device version), across pods and nodes. It is safe for
-// concurrent use.
+// per (expression, device version), across pods and nodes. Selectors are
+// user input, so what it keeps is bounded (cache.go): expressions and
+// selector chains that no recent pod used are evicted, least recently
+// used first, once their number or estimated size passes the limits. It
+// is safe for concurrent use.
 type Matcher struct {
-	cache *cel.Cache
+	cache  *cel.Cache
+	limits CacheLimits
 
 	mu    sync.Mutex
 	exprs map[string]*exprResults
 	// chains numbers selector chains (class and request selectors), so
-	// that per-node caches can key them by a small integer.
-	chains map[string]int
+	// that per-node caches can key them by a small integer. Numbers are
+	// never reused: a request prepared before its chain was evicted may
+	// still ask views about it.
+	chains    map[string]*chainEntry
+	chainByID map[int]*chainEntry
+	nextChain int
 	// attrs numbers attribute names compared by constraints, for the
 	// same reason.
 	attrs map[string]int
-	// sums holds the quick answer's summaries by chain id (summary.go).
-	sums atomic.Pointer[[]*chainSummaries]
+
+	// use orders uses of expressions and chains (least recently used
+	// first); bytes estimates what the cached entries hold; sweeps counts
+	// evictions, so that view memos notice dead chains (memo.go).
+	use    atomic.Uint64
+	bytes  atomic.Int64
+	sweeps atomic.Uint64
 
 	// acts holds the CEL inputs of recently evaluated devices by device
 	// index, at most maxActivations of them. An input serves the few
@@ -38,23 +51,37 @@ type Matcher struct {
 	acts  map[int]versionedActivation
 
 	// evaluations counts CEL evaluations; hits counts cached answers;
-	// runtimeErrors counts evaluations that failed.
-	evaluations, hits, runtimeErrors counter
+	// runtimeErrors counts evaluations that failed; evictions counts
+	// evicted expressions and chains.
+	evaluations, hits, runtimeErrors, evictions counter
 }
 
 // NewMatcher returns a matcher compiling through cache (upstream's CEL
-// environment and cost limit).
+// environment and cost limit) with the default cache limits.
 func NewMatcher(cache *cel.Cache) *Matcher {
+	return NewMatcherWithLimits(cache, DefaultCacheLimits())
+}
+
+// NewMatcherWithLimits is NewMatcher with other cache limits; zero fields
+// take the defaults.
+func NewMatcherWithLimits(cache *cel.Cache, limits CacheLimits) *Matcher {
 	if cache == nil {
 		cache = cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	}
-	return &Matcher{cache: cache, exprs: map[string]*exprResults{}, chains: map[string]int{}, attrs: map[string]int{}, acts: map[int]versionedActivation{}}
+	return &Matcher{cache: cache, limits: limits.withDefaults(),
+		exprs: map[string]*exprResults{}, chains: map[string]*chainEntry{}, chainByID: map[int]*chainEntry{},
+		attrs: map[string]int{}, acts: map[int]versionedActivation{}}
 }
 
 type exprResults struct {
-	sel *celmatch.Selector
+	expression string
+	sel        *celmatch.Selector
 	// compileErr is upstream's compile error, if the expression has one.
 	compileErr error
+
+	// lastUse and evicted are the cache's bookkeeping (cache.go).
+	lastUse atomic.Uint64
+	evicted atomic.Bool
 
 	mu      sync.RWMutex
 	results map[int]exprResult // by device index
@@ -66,14 +93,14 @@ type exprResult struct {
 	err     error
 }
 
-// compiled returns the expression's results table, compiling it on first
-// use. A compile error is kept in compiled.Error.
+// expr returns the expression's results table, compiling it on first
+// use. A compile error is kept in compileErr.
 func (m *Matcher) expr(expression string) *exprResults {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	e := m.exprs[expression]
-	if e == nil {
-		e = &exprResults{results: map[int]exprResult{}}
+	added := e == nil
+	if added {
+		e = &exprResults{expression: expression, results: map[int]exprResult{}}
 		sel, err := celmatch.Compile(m.cache, expression)
 		var ce *celmatch.CompileError
 		switch {
@@ -84,27 +111,47 @@ func (m *Matcher) expr(expression string) *exprResults {
 		}
 		e.sel = sel
 		m.exprs[expression] = e
+		m.bytes.Add(e.size())
 	}
+	e.lastUse.Store(m.use.Add(1))
+	if added && m.overLimits() {
+		m.evict()
+	}
+	m.mu.Unlock()
 	return e
 }
 
-// chainID returns the number of a selector chain key, assigning the next
-// one on first use.
-func (m *Matcher) chainID(key string) int { return m.number(m.chains, key) }
+// chain returns the cache entry of a selector chain key, numbering it on
+// first use.
+func (m *Matcher) chain(key string) *chainEntry {
+	m.mu.Lock()
+	c := m.chains[key]
+	added := c == nil
+	if added {
+		c = &chainEntry{key: key, id: m.nextChain, sums: &chainSummaries{}}
+		m.nextChain++
+		m.chains[key] = c
+		m.chainByID[c.id] = c
+		m.bytes.Add(c.size())
+	}
+	c.lastUse.Store(m.use.Add(1))
+	if added && m.overLimits() {
+		m.evict()
+	}
+	m.mu.Unlock()
+	return c
+}
 
 // attrID returns the number of an attribute name, assigning the next one
-// on first use.
-func (m *Matcher) attrID(name string) int { return m.number(m.attrs, name) }
-
-// number returns key's number in ids (one of the matcher's interning
-// tables), assigning the next one on first use.
-func (m *Matcher) number(ids map[string]int, key string) int {
+// on first use. Attribute names are qualified names of at most 64 bytes
+// that constraints compare; they are not evicted.
+func (m *Matcher) attrID(name string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id, ok := ids[key]
+	id, ok := m.attrs[name]
 	if !ok {
-		id = len(ids)
-		ids[key] = id
+		id = len(m.attrs)
+		m.attrs[name] = id
 	}
 	return id
 }
@@ -167,8 +214,12 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 	}
 	m.evaluations.add(1)
 	e.mu.Lock()
+	_, had := e.results[d.Index]
 	e.results[d.Index] = exprResult{version: d.Version, match: match, err: err}
 	e.mu.Unlock()
+	if !had {
+		m.grew(&e.evicted, resultBytes)
+	}
 	return match, err
 }
 

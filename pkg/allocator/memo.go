@@ -23,6 +23,11 @@ type viewMemo struct {
 
 	attrs   []int32 // attribute ids, parallel to classes
 	classes []*attrClasses
+
+	// sweep is the matcher's eviction count when the chains were last
+	// checked: after an eviction, the next extension drops the
+	// selections of evicted chains.
+	sweep uint64
 }
 
 // maxMemoScan bounds the chains a lookup scans; a view asked about more
@@ -50,12 +55,10 @@ func (m *viewMemo) selection(chain int) *selection {
 	return nil
 }
 
-// withSelection returns the memo extended by a chain's selection.
-func (m *viewMemo) withSelection(chain int, s *selection) *viewMemo {
-	out := &viewMemo{}
-	if m != nil {
-		*out = *m
-	}
+// withSelection returns the memo extended by a chain's selection, without
+// the selections of chains mt evicted since the memo was last checked.
+func (m *viewMemo) withSelection(mt *Matcher, chain int, s *selection) *viewMemo {
+	out := m.liveCopy(mt)
 	if len(out.chains) >= maxMemoScan {
 		if out.more == nil {
 			out.more = &sync.Map{}
@@ -65,6 +68,38 @@ func (m *viewMemo) withSelection(chain int, s *selection) *viewMemo {
 	}
 	out.chains = append(slices.Clip(out.chains), int32(chain))
 	out.sels = append(slices.Clip(out.sels), s)
+	return out
+}
+
+// liveCopy returns a copy of the memo to extend, without the selections
+// of evicted chains if mt evicted any since the memo was last checked.
+func (m *viewMemo) liveCopy(mt *Matcher) *viewMemo {
+	sweep := mt.sweeps.Load()
+	if m == nil {
+		return &viewMemo{sweep: sweep}
+	}
+	out := &viewMemo{}
+	*out = *m
+	if out.sweep == sweep {
+		return out
+	}
+	out.sweep = sweep
+	out.chains, out.sels = nil, nil
+	for i, chain := range m.chains {
+		if mt.isLiveChain(int(chain)) {
+			out.chains = append(out.chains, chain)
+			out.sels = append(out.sels, m.sels[i])
+		}
+	}
+	if m.more != nil {
+		out.more = &sync.Map{}
+		m.more.Range(func(chain, s any) bool {
+			if mt.isLiveChain(chain.(int)) {
+				out.more.Store(chain, s)
+			}
+			return true
+		})
+	}
 	return out
 }
 

@@ -101,7 +101,7 @@ func (a *Allocator) planQuick(p *prepared) *quickPlan {
 	if q.constrained {
 		q.attr = a.matcher.attrID(string(q.attrName))
 	}
-	q.sums = a.matcher.summaries(q.req.chain)
+	q.sums = q.req.cached.sums
 	return q
 }
 
@@ -132,7 +132,9 @@ func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*r
 	if memoOf(view).selection(q.req.chain) != sel {
 		return nil
 	}
-	return q.sums.store(view, sel)
+	s, grown := q.sums.store(view, sel)
+	a.matcher.grewChain(q.req.cached, grown)
+	return s
 }
 
 // quick answers whether the claims fit on the summarized view; ok is

@@ -24,9 +24,11 @@ type request struct {
 	class     *resourceapi.DeviceClass
 	selectors []resourceapi.DeviceSelector
 	// classExprs and exprs are the compiled class and request selectors
-	// (nil entries for selectors without CEL); chain identifies them.
+	// (nil entries for selectors without CEL); chain numbers them in view
+	// memos, cached is the matcher's entry for them.
 	classExprs, exprs []*exprResults
 	chain             int
+	cached            *chainEntry
 	mode              resourceapi.DeviceAllocationMode
 	count             int64
 	adminAccess       bool
@@ -312,7 +314,8 @@ func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, class
 	r.class = class
 	r.classExprs = a.compile(class.Spec.Selectors)
 	r.exprs = a.compile(r.selectors)
-	r.chain = a.matcher.chainID(chainKey(r, a.features.DeviceBindingAndStatus))
+	r.cached = a.matcher.chain(chainKey(r, a.features.DeviceBindingAndStatus))
+	r.chain = r.cached.id
 
 	switch r.mode {
 	case resourceapi.DeviceAllocationModeExactCount:

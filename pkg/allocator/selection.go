@@ -108,7 +108,8 @@ func (c *call) selection(r *request) *selection {
 	}
 	s := c.computeSelection(ctx, r)
 	if ctx.Err() == nil {
-		v.Memo.Store(m.withSelection(r.chain, s))
+		v.Memo.Store(m.withSelection(c.a.matcher, r.chain, s))
+		c.a.matcher.grewChain(r.cached, selectionSize(len(v.Devices), s))
 		return s
 	}
 	s.interrupted = true

@@ -36,34 +36,21 @@ type chainSummaries struct {
 	mu   sync.Mutex
 	slab []summary
 	ints []int32
+	// stored counts the summaries stored, so that slabs start small for
+	// chains asked about few nodes and grow to the full size.
+	stored int
 }
 
-// Slab sizes: summaries and index words are allocated this many at a time.
+// Slab sizes: summaries and index words are allocated up to this many at
+// a time, starting at a sixteenth.
 const (
 	summarySlab = 256
 	intSlab     = 4096
 )
 
-// summaries returns the chain's table, creating it on first use.
-func (m *Matcher) summaries(chain int) *chainSummaries {
-	if t := m.sums.Load(); t != nil && chain < len(*t) && (*t)[chain] != nil {
-		return (*t)[chain]
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var cur []*chainSummaries
-	if t := m.sums.Load(); t != nil {
-		cur = *t
-	}
-	if chain < len(cur) && cur[chain] != nil {
-		return cur[chain]
-	}
-	next := make([]*chainSummaries, max(len(cur), chain+1))
-	copy(next, cur)
-	next[chain] = &chainSummaries{}
-	m.sums.Store(&next)
-	return next[chain]
-}
+// slabSize is the next slab's size: the summaries stored so far, between
+// a sixteenth of full and full.
+func slabSize(full, stored int) int { return min(full, max(full/16, stored)) }
 
 // lookup returns the summary for the view with that ID, or nil.
 func (cs *chainSummaries) lookup(id inventory.ViewID) *summary {
@@ -79,14 +66,17 @@ func (cs *chainSummaries) lookup(id inventory.ViewID) *summary {
 }
 
 // store summarizes the chain's selection on view and keeps the summary.
-func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summary {
+// It also returns an estimate of the bytes newly kept: the summary and
+// any growth of the table.
+func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) (*summary, int64) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if len(cs.slab) == 0 {
-		cs.slab = make([]summary, summarySlab)
+		cs.slab = make([]summary, slabSize(summarySlab, cs.stored))
 	}
 	s := &cs.slab[0]
 	cs.slab = cs.slab[1:]
+	cs.stored++
 	n := sel.match.Count()
 	*s = summary{serial: view.ID.Serial, plain: !sel.failed.Any(), invalidPools: view.InvalidPools,
 		idx: cs.take(n), pos: cs.take(n)}
@@ -103,6 +93,7 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summa
 		}
 	}
 	s.partitions = plainOrPartition && !s.plain
+	grown := summarySize(n)
 	t := cs.slots.Load()
 	if t == nil || int(view.ID.Slot) >= len(*t) {
 		var cur []atomic.Pointer[summary]
@@ -110,6 +101,7 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summa
 			cur = *t
 		}
 		next := make([]atomic.Pointer[summary], max(2*len(cur), int(view.ID.Slot)+1, 64))
+		grown += 8 * int64(len(next)-len(cur))
 		for i := range cur {
 			next[i].Store(cur[i].Load())
 		}
@@ -117,7 +109,7 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) *summa
 		t = &next
 	}
 	(*t)[view.ID.Slot].Store(s)
-	return s
+	return s, grown
 }
 
 // take returns an empty slice with room for n words from the slab.
@@ -126,7 +118,7 @@ func (cs *chainSummaries) take(n int) []int32 {
 		return make([]int32, 0, n)
 	}
 	if cap(cs.ints)-len(cs.ints) < n {
-		cs.ints = make([]int32, 0, intSlab)
+		cs.ints = make([]int32, 0, max(n, slabSize(intSlab, 8*cs.stored)))
 	}
 	start := len(cs.ints)
 	cs.ints = cs.ints[:start+n]

@@ -51,9 +51,9 @@ type inventoryFeed struct {
 	hasSynced []cache.InformerSynced
 	synced    bool
 
-	// lastEvaluations, lastHits and lastErrors are the matcher counters
-	// already reported as metrics.
-	lastEvaluations, lastHits, lastErrors int64
+	// lastEvaluations, lastHits, lastErrors and lastEvictions are the
+	// matcher counters already reported as metrics.
+	lastEvaluations, lastHits, lastErrors, lastEvictions int64
 }
 
 func newInventoryFeed(m *allocator.Matcher) *inventoryFeed {
@@ -230,5 +230,10 @@ func (f *inventoryFeed) reportMatcher() {
 	metrics.SelectorCacheRequests.WithLabelValues("miss").Add(float64(evaluations - f.lastEvaluations))
 	metrics.SelectorCacheRequests.WithLabelValues("hit").Add(float64(hits - f.lastHits))
 	metrics.CELRuntimeErrors.Add(float64(errs - f.lastErrors))
-	f.lastEvaluations, f.lastHits, f.lastErrors = evaluations, hits, errs
+	cache := f.matcher.CacheStats()
+	metrics.CELCachedExpressions.Set(float64(cache.Expressions))
+	metrics.CELCachedChains.Set(float64(cache.Chains))
+	metrics.CELCacheBytes.Set(float64(cache.Bytes))
+	metrics.CELCacheEvictions.Add(float64(cache.Evictions - f.lastEvictions))
+	f.lastEvaluations, f.lastHits, f.lastErrors, f.lastEvictions = evaluations, hits, errs, cache.Evictions
 }

@@ -46,6 +46,41 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	// CELCachedExpressions is the number of compiled CEL expressions the
+	// allocator keeps, with their results per device.
+	CELCachedExpressions = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "cel_cached_expressions",
+		Help:           "Compiled CEL selector expressions the allocator keeps with their result per device; bounded, least recently used evicted first.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// CELCachedChains is the number of selector chains whose per-node
+	// results the allocator keeps.
+	CELCachedChains = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "cel_cached_selector_chains",
+		Help:           "Selector chains (a device class's and a request's selectors) whose per-node selections and summaries the allocator keeps; bounded, least recently used evicted first.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// CELCacheBytes estimates the memory of the cached expressions and
+	// chains.
+	CELCacheBytes = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "cel_cache_bytes",
+		Help:           "Estimated bytes held by the cached CEL expressions (programs, results per device) and selector chains (selections and summaries per node).",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// CELCacheEvictions counts evicted expressions and chains.
+	CELCacheEvictions = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "cel_cache_evictions_total",
+		Help:           "CEL expressions and selector chains evicted from the allocator's cache because a limit was reached; a pod using one again recomputes it.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
 	// Inventory is the size of the allocator's device inventory.
 	Inventory = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Subsystem:      subsystem,
@@ -105,6 +140,7 @@ var registerOnce sync.Once
 func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
+			CELCachedExpressions, CELCachedChains, CELCacheBytes, CELCacheEvictions,
 			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics)
 	})
 }

@@ -1,0 +1,42 @@
+package draallocator
+
+import (
+	"testing"
+
+	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
+)
+
+func TestPreFilterReportsWhatTheSelectorCacheHolds(t *testing.T) {
+	nodes, objs := oneDeviceCluster("first", "second")
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	// The gauges are set at the next PreFilter with a claim to allocate.
+	for _, name := range []string{"first", "second"} {
+		if c, st := h.filter(pl, claimPod(name)); st != nil || len(c.feasible) != 1 {
+			t.Fatalf("pod %s: PreFilter %v, feasible %v", name, st, c.feasible)
+		}
+	}
+	want := pl.inv.matcher.CacheStats()
+	if want.Expressions == 0 || want.Chains == 0 || want.Bytes == 0 {
+		t.Fatalf("the matcher caches nothing after two pods: %+v", want)
+	}
+	for _, g := range []struct {
+		name string
+		got  func() (float64, error)
+		want float64
+	}{
+		{"cel_cached_expressions", func() (float64, error) { return testutil.GetGaugeMetricValue(metrics.CELCachedExpressions) }, float64(want.Expressions)},
+		{"cel_cached_selector_chains", func() (float64, error) { return testutil.GetGaugeMetricValue(metrics.CELCachedChains) }, float64(want.Chains)},
+		{"cel_cache_bytes", func() (float64, error) { return testutil.GetGaugeMetricValue(metrics.CELCacheBytes) }, float64(want.Bytes)},
+	} {
+		got, err := g.got()
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		if got != g.want {
+			t.Errorf("%s = %v, want %v (the matcher's)", g.name, got, g.want)
+		}
+	}
+}
