@@ -117,6 +117,21 @@ bench:
 	  --json-out $(BENCH_OUT)/allocator.json --chart $(BENCH_OUT)/allocator.svg $(BENCH_FLAGS) \
 	  | tee $(BENCH_OUT)/allocator.txt
 
+## soak: dra-scheduler under churn for SOAK_DURATION on an in-process
+## control plane (pods from rotating claim templates created and deleted,
+## ResourceSlices republished, a DeviceTaintRule added and removed); fails
+## on a device held by two claims, a claim still allocated after every pod
+## is gone, or heap or goroutines growing after warm-up
+## (cmd/dra-bench/README.md). Report and samples in SOAK_OUT.
+SOAK_DURATION ?= 10m
+SOAK_OUT      ?= _output/soak
+SOAK_FLAGS    ?=
+.PHONY: soak
+soak:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-bench ./cmd/dra-bench
+	mkdir -p $(SOAK_OUT)
+	$(BIN)/dra-bench soak --duration $(SOAK_DURATION) --json-out $(SOAK_OUT)/soak.json $(SOAK_FLAGS) | tee $(SOAK_OUT)/soak.txt
+
 ## image: the container image manifests/deployment.yaml runs (needs docker).
 IMAGE ?= ghcr.io/dra-scheduler/dra-scheduler:$(VERSION)
 .PHONY: image

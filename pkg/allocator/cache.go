@@ -3,7 +3,10 @@ package allocator
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"sync/atomic"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
 // CacheLimits bound what a Matcher keeps for selectors: compiled
@@ -86,8 +89,21 @@ type chainEntry struct {
 	lastUse atomic.Uint64
 	evicted atomic.Bool
 	// grown estimates the bytes of the selections and summaries kept for
-	// the chain.
+	// the chain: the sum of perSlot and the summary table.
 	grown atomic.Int64
+
+	// perSlot charges the chain's selection and summary to the view they
+	// were computed for, by view slot: a new view of a node (its slices
+	// or labels changed) replaces the old view's charge, as it replaces
+	// the old view, whose memo and summary the garbage collector frees.
+	mu      sync.Mutex
+	perSlot []slotCharge
+}
+
+// slotCharge is what a chain keeps for the view with that serial.
+type slotCharge struct {
+	serial uint64
+	bytes  int64
 }
 
 // size estimates the chain's entry without its selections and summaries.
@@ -102,8 +118,33 @@ func selectionSize(n int, s *selection) int64 {
 // summarySize estimates a summary of n matches: two int32 lists.
 func summarySize(n int) int64 { return summaryBytes + 8*int64(n) }
 
-// grew accounts n more bytes kept for the chain.
-func (m *Matcher) grewChain(c *chainEntry, n int64) {
+// charge accounts n more bytes kept for the chain on the view with that
+// ID, dropping what was charged for an older view in the same slot.
+func (m *Matcher) charge(c *chainEntry, view inventory.ViewID, n int64) {
+	c.mu.Lock()
+	if int(view.Slot) >= len(c.perSlot) {
+		c.perSlot = append(c.perSlot, make([]slotCharge, int(view.Slot)+1-len(c.perSlot))...)
+	}
+	sc := &c.perSlot[view.Slot]
+	delta := n
+	if sc.serial != view.Serial {
+		delta -= sc.bytes
+		sc.serial, sc.bytes = view.Serial, 0
+	}
+	sc.bytes += n
+	c.mu.Unlock()
+	c.grown.Add(delta)
+	if !c.evicted.Load() {
+		m.bytes.Add(delta)
+	}
+}
+
+// chargeTable accounts n more bytes of the chain's summary table, which
+// lives as long as the chain.
+func (m *Matcher) chargeTable(c *chainEntry, n int64) {
+	if n == 0 {
+		return
+	}
 	c.grown.Add(n)
 	if !c.evicted.Load() {
 		m.bytes.Add(n)

@@ -161,3 +161,33 @@ func fitsExactlyOnOneNode(outcomes []outcome) bool {
 	}
 	return fits == 1
 }
+
+func TestRepublishedSlicesReplaceTheirViewsChargeInTheCacheEstimate(t *testing.T) {
+	ctx := context.Background()
+	cluster := inventorygen.NvidiaH100(4)
+	inv := inventory.New()
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+	}
+	matcher := allocator.NewMatcher(nil)
+	claims := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("one", inventorygen.ClassNvidiaGPU, 1)}
+	republish := cluster.SlicesForNode(cluster.Nodes[0].Name)[0].DeepCopy()
+	var afterFirst int64
+	for round := range 200 {
+		republish = republish.DeepCopy()
+		republish.Spec.Pool.Generation++
+		inv.Set(republish)
+		a := allocator.New(defaultFeatures, structured.AllocatedState{}, classLister(cluster.Classes), inv, matcher, allocator.FirstFit)
+		for _, node := range cluster.Nodes {
+			if fits, err := a.Fits(ctx, node, claims); err != nil || !fits {
+				t.Fatalf("round %d, node %s: fits %v, error %v", round, node.Name, fits, err)
+			}
+		}
+		if round == 0 {
+			afterFirst = matcher.CacheStats().Bytes
+		}
+	}
+	if got := matcher.CacheStats().Bytes; got != afterFirst {
+		t.Errorf("after 200 republications of one slice the cache estimate is %d bytes, after the first %d: replaced views must not be charged", got, afterFirst)
+	}
+}

@@ -132,8 +132,9 @@ func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*r
 	if memoOf(view).selection(q.req.chain) != sel {
 		return nil
 	}
-	s, grown := q.sums.store(view, sel)
-	a.matcher.grewChain(q.req.cached, grown)
+	s, tableGrowth := q.sums.store(view, sel)
+	a.matcher.charge(q.req.cached, id, summarySize(len(s.idx)))
+	a.matcher.chargeTable(q.req.cached, tableGrowth)
 	return s
 }
 

@@ -109,7 +109,7 @@ func (c *call) selection(r *request) *selection {
 	s := c.computeSelection(ctx, r)
 	if ctx.Err() == nil {
 		v.Memo.Store(m.withSelection(c.a.matcher, r.chain, s))
-		c.a.matcher.grewChain(r.cached, selectionSize(len(v.Devices), s))
+		c.a.matcher.charge(r.cached, v.ID, selectionSize(len(v.Devices), s))
 		return s
 	}
 	s.interrupted = true

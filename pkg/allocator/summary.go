@@ -66,8 +66,7 @@ func (cs *chainSummaries) lookup(id inventory.ViewID) *summary {
 }
 
 // store summarizes the chain's selection on view and keeps the summary.
-// It also returns an estimate of the bytes newly kept: the summary and
-// any growth of the table.
+// It also returns the bytes by which the table grew, if it did.
 func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) (*summary, int64) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -93,7 +92,7 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) (*summ
 		}
 	}
 	s.partitions = plainOrPartition && !s.plain
-	grown := summarySize(n)
+	var grown int64
 	t := cs.slots.Load()
 	if t == nil || int(view.ID.Slot) >= len(*t) {
 		var cur []atomic.Pointer[summary]

@@ -26,6 +26,11 @@ type Options struct {
 	// WithoutControllers skips the resourceclaim and namespace controllers,
 	// for tests that create every ResourceClaim themselves.
 	WithoutControllers bool
+	// GarbageCollector also runs kube-controller-manager's garbage
+	// collector, which deletes the generated claims of deleted pods. It
+	// watches every resource, so it is off unless a caller deletes pods
+	// and needs their claims gone (dra-bench soak).
+	GarbageCollector bool
 	// ClaimWorkers is how many claims and pods the resourceclaim controller
 	// syncs in parallel, as kube-controller-manager's
 	// --concurrent-resourceclaim-syncs. 0 means its default,
@@ -115,6 +120,13 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, finalErr error) 
 			return nil, err
 		}
 		cp.stops = append(cp.stops, stopControllers)
+	}
+	if opts.GarbageCollector {
+		stopGC, err := startGarbageCollector(ctx, cp.Config, cp.Client)
+		if err != nil {
+			return nil, err
+		}
+		cp.stops = append(cp.stops, stopGC)
 	}
 	return cp, nil
 }

@@ -1,8 +1,10 @@
 // Package controlplane runs a real, single-process Kubernetes control plane
 // for dra-scheduler's integration tests, benchmark tool and demo: embedded
 // etcd, kube-apiserver, the resourceclaim and namespace controllers of
-// kube-controller-manager, and dra-scheduler itself started from a
-// KubeSchedulerConfiguration file exactly as the binary starts.
+// kube-controller-manager (and, with Options.GarbageCollector, its garbage
+// collector, which deletes the claims generated for deleted pods), and
+// dra-scheduler itself started from a KubeSchedulerConfiguration file
+// exactly as the binary starts.
 //
 // Everything listens on 127.0.0.1 on ports picked at start-up and keeps its
 // state in a temporary directory, so several control planes can run one

@@ -41,6 +41,16 @@
 // and keeps kube-scheduler's os.Exit on shutdown away from the tool. Its log
 // goes to a file in Options.LogDir.
 //
+// # Soak
+//
+// Soak (soak.go, soak_churn.go) runs configuration ours alone for a long
+// time under churn — pods from rotating claim templates created and
+// deleted, slices republished, a DeviceTaintRule added and removed — on a
+// control plane that also runs the garbage collector, and reports what
+// must hold at the end: no device held by two claims at any check, no
+// claim left once every pod is gone, and the scheduler's live heap and
+// goroutines flat after warm-up (read from its /metrics).
+//
 // # Invariants
 //
 //   - Every configuration of one size sees identical nodes, slices, classes
