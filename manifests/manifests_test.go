@@ -253,3 +253,47 @@ func typed(t *testing.T, dir, kind, name string, into runtime.Object) {
 	}
 	t.Fatalf("no %s %s in %s", kind, name, dir)
 }
+
+// driverDomains are the DNS domains whose DeviceClass names and extended
+// resources DRA drivers' charts install (NVIDIA, the Kubernetes example
+// driver, Intel, AMD); the examples must not define any of them.
+var driverDomains = []string{"nvidia.com", "example.com", "intel.com", "amd.com"}
+
+func TestTheExamplesLeaveEveryDriversObjectsAlone(t *testing.T) {
+	files, err := manifests.Load(manifests.ExamplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownedByADriver := func(name string) bool {
+		name = strings.SplitN(name, "/", 2)[0]
+		for _, domain := range driverDomains {
+			if name == domain || strings.HasSuffix(name, "."+domain) {
+				return true
+			}
+		}
+		return false
+	}
+	classes := 0
+	for _, f := range files {
+		for _, o := range f.Objects {
+			switch o.GetKind() {
+			case "Namespace":
+			case "DeviceClass":
+				classes++
+				if !strings.HasPrefix(o.GetName(), "example-") || ownedByADriver(o.GetName()) {
+					t.Errorf("%s: DeviceClass %s: example classes are named example-..., never like a driver's", f.Path, o.GetName())
+				}
+				if ext, ok, _ := unstructured.NestedString(o.Object, "spec", "extendedResourceName"); ok && (ownedByADriver(ext) || !strings.HasPrefix(ext, "example.dra-scheduler.io/")) {
+					t.Errorf("%s: DeviceClass %s maps the extended resource %s, want one of example.dra-scheduler.io", f.Path, o.GetName(), ext)
+				}
+			default:
+				if o.GetNamespace() == "" {
+					t.Errorf("%s: %s %s is cluster-scoped: the examples may only add their namespace and their own DeviceClasses", f.Path, o.GetKind(), o.GetName())
+				}
+			}
+		}
+	}
+	if classes == 0 {
+		t.Error("the examples define no DeviceClass: what do their claims use?")
+	}
+}

@@ -264,7 +264,7 @@ func checkExamplePlacements(t *testing.T, e *env, bigGPUs inventorygen.Cluster) 
 		t.Fatalf("the extended-resource pod's claim: %v", err)
 	}
 	if claim.Status.Allocation == nil || len(claim.Status.Allocation.Devices.Results) != 1 {
-		t.Errorf("nvidia.com/gpu: 1 got %s", results(claim))
+		t.Errorf("example.dra-scheduler.io/gpu: 1 got %s", results(claim))
 	}
 }
 
