@@ -68,9 +68,12 @@ func TestDRAAllocator(t *testing.T) {
 		claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
 			Results: []resourceapi.DeviceRequestAllocationResult{{Request: "dev", Driver: driver, Pool: "node-4", Device: "dev-0"}},
 		}, AllocationTimestamp: ptr.To(metav1.Now())}
+		// The consumers are not pods: the resourceclaim controller removes
+		// reservations for pods that do not exist, which would make room
+		// for the latecomer, but keeps those of other resources.
 		for i := range resourceapi.ResourceClaimReservedForMaxSize {
 			claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{
-				Resource: "pods", Name: fmt.Sprintf("other-%d", i), UID: types.UID(fmt.Sprintf("other-%d", i))})
+				APIGroup: "batch.example.com", Resource: "jobs", Name: fmt.Sprintf("other-%d", i), UID: types.UID(fmt.Sprintf("other-%d", i))})
 		}
 		if _, err := e.client.ResourceV1().ResourceClaims(e.ns).UpdateStatus(e.ctx, claim, metav1.UpdateOptions{}); err != nil {
 			t.Fatalf("reserve the claim for %d consumers: %v", resourceapi.ResourceClaimReservedForMaxSize, err)
