@@ -11,11 +11,15 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
@@ -295,5 +299,26 @@ func TestTheExamplesLeaveEveryDriversObjectsAlone(t *testing.T) {
 	}
 	if classes == 0 {
 		t.Error("the examples define no DeviceClass: what do their claims use?")
+	}
+}
+
+func TestADisruptionBudgetKeepsOneReplicaOfTheDeployment(t *testing.T) {
+	var d appsv1.Deployment
+	typed(t, manifests.InstallDir, "Deployment", schedulerName, &d)
+	var pdb policyv1.PodDisruptionBudget
+	typed(t, manifests.InstallDir, "PodDisruptionBudget", schedulerName, &pdb)
+	if pdb.Namespace != d.Namespace {
+		t.Errorf("PodDisruptionBudget in %q, Deployment in %q", pdb.Namespace, d.Namespace)
+	}
+	selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	if err != nil {
+		t.Fatalf("PodDisruptionBudget selector: %v", err)
+	}
+	if !selector.Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Errorf("PodDisruptionBudget selector %s does not select the Deployment's pods (labels %v)", selector, d.Spec.Template.Labels)
+	}
+	replicas := int(ptr.Deref(d.Spec.Replicas, 1))
+	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 || replicas < 2 {
+		t.Errorf("maxUnavailable %v with %d replicas: want 1 of at least 2, so that a drain always leaves a scheduler", pdb.Spec.MaxUnavailable, replicas)
 	}
 }

@@ -80,6 +80,20 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 
+	buildInfo := 0
+	for key, v := range after {
+		if strings.HasPrefix(key, "dra_scheduler_build_info{") && strings.Contains(key, "kubernetes_version=") && v == 1 {
+			buildInfo++
+		}
+	}
+	if buildInfo != 1 {
+		t.Errorf("%d dra_scheduler_build_info series with a Kubernetes version and the value 1, want exactly one", buildInfo)
+	}
+	if after["dra_scheduler_cel_cached_expressions"] <= 0 || after["dra_scheduler_cel_cache_bytes"] <= 0 {
+		t.Errorf("dra_scheduler_cel_cached_expressions = %v, dra_scheduler_cel_cache_bytes = %v: want both positive after scheduling pods with selectors",
+			after["dra_scheduler_cel_cached_expressions"], after["dra_scheduler_cel_cache_bytes"])
+	}
+
 	hits := delta("dra_scheduler_selector_cache_requests_total{result=hit}")
 	misses := delta("dra_scheduler_selector_cache_requests_total{result=miss}")
 	t.Logf("selector cache: %v hits, %v misses", hits, misses)

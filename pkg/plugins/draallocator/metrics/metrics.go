@@ -8,12 +8,15 @@
 package metrics
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 )
 
 const subsystem = "dra_scheduler"
@@ -45,6 +48,16 @@ var (
 		Help:           "CEL selector evaluations that ended in a runtime error (each expression and device version counted once).",
 		StabilityLevel: metrics.ALPHA,
 	})
+
+	// BuildInfo is 1, labelled with what this binary is: dra-scheduler's
+	// version, the Kubernetes version it embeds and the Go version it was
+	// built with.
+	BuildInfo = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "build_info",
+		Help:           "Always 1: the dra-scheduler version, the Kubernetes version its kube-scheduler is built from, and the Go version of this binary.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"version", "kubernetes_version", "go_version"})
 
 	// CELCachedExpressions is the number of compiled CEL expressions the
 	// allocator keeps, with their results per device.
@@ -139,9 +152,10 @@ var registerOnce sync.Once
 // nothing.
 func Register() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
+		legacyregistry.MustRegister(BuildInfo, ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
 			CELCachedExpressions, CELCachedChains, CELCacheBytes, CELCacheEvictions,
 			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics)
+		BuildInfo.WithLabelValues(version.Version(), version.Kubernetes(), runtime.Version()).Set(1)
 	})
 }
 

@@ -1,10 +1,13 @@
 package metrics
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 )
 
 func TestLatencyObservesUnderTheExtensionPointAndStatusOfItsIndex(t *testing.T) {
@@ -22,5 +25,16 @@ func TestLatencyObservesUnderTheExtensionPointAndStatusOfItsIndex(t *testing.T) 
 		if got != want {
 			t.Errorf("%s observations: %d, want %d", status, got, want)
 		}
+	}
+}
+
+func TestBuildInfoNamesThisBinary(t *testing.T) {
+	Register()
+	got, err := testutil.GetGaugeMetricValue(BuildInfo.WithLabelValues(version.Version(), version.Kubernetes(), runtime.Version()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 1 {
+		t.Errorf("dra_scheduler_build_info{version=%q, kubernetes_version=%q, go_version=%q} = %v, want 1", version.Version(), version.Kubernetes(), runtime.Version(), got)
 	}
 }
