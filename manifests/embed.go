@@ -130,6 +130,10 @@ const (
 	ServiceAccount = "dra-scheduler"
 	ConfigMapName  = "dra-scheduler-config"
 	ConfigKey      = "config.yaml"
+	// ConfigHashAnnotation on the Deployment's pod template holds the
+	// SHA-256 of the ConfigMap's ConfigKey, so that a configuration change
+	// rolls the pods.
+	ConfigHashAnnotation = "dra-scheduler.io/config-sha256"
 	// EnforceLabel on a namespace makes admission.yaml require
 	// schedulerName: dra-scheduler for pods with resourceClaims there.
 	EnforceLabel = "dra-scheduler.io/enforce"

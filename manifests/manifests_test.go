@@ -1,6 +1,8 @@
 package manifests_test
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -320,5 +322,19 @@ func TestADisruptionBudgetKeepsOneReplicaOfTheDeployment(t *testing.T) {
 	replicas := int(ptr.Deref(d.Spec.Replicas, 1))
 	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 || replicas < 2 {
 		t.Errorf("maxUnavailable %v with %d replicas: want 1 of at least 2, so that a drain always leaves a scheduler", pdb.Spec.MaxUnavailable, replicas)
+	}
+}
+
+func TestAConfigurationChangeRollsThePods(t *testing.T) {
+	var d appsv1.Deployment
+	typed(t, manifests.InstallDir, "Deployment", schedulerName, &d)
+	cfg, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%x", sha256.Sum256(cfg))
+	if got := d.Spec.Template.Annotations[manifests.ConfigHashAnnotation]; got != want {
+		t.Errorf("the pod template's %s is %q, but configmap.yaml's %s hashes to %q: set the annotation in deployment.yaml to it, so that applying the new configuration rolls the pods",
+			manifests.ConfigHashAnnotation, got, manifests.ConfigKey, want)
 	}
 }
