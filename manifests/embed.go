@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed *.yaml examples/*.yaml
+//go:embed *.yaml examples/*.yaml monitoring/*.yaml
 var files embed.FS
 
 // Install directories.
@@ -22,6 +22,9 @@ const (
 	InstallDir = "."
 	// ExamplesDir holds the example DeviceClasses, claims and pods.
 	ExamplesDir = "examples"
+	// MonitoringDir holds the optional monitoring component: the metrics
+	// Service and reader role, Prometheus operator monitors and alerts.
+	MonitoringDir = "monitoring"
 )
 
 // File is one manifest file and the objects in it, in file order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,7 +90,10 @@ func TestInstallManifests(t *testing.T) {
 	container := deployment.Spec.Template.Spec.Containers[0]
 	flags := slices.DeleteFunc(slices.Clone(container.Args), func(a string) bool { return strings.HasPrefix(a, "--config=") })
 	port := freePort(t)
-	r := startReplica(t, "installed", configPath, append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port))...)
+	// In a pod, delegated authentication and authorization of the secure
+	// port use the in-cluster configuration: here, the ServiceAccount's.
+	r := startReplica(t, "installed", configPath, append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+		"--authentication-kubeconfig="+saKubeconfig, "--authorization-kubeconfig="+saKubeconfig)...)
 	for _, probe := range []*v1.Probe{container.StartupProbe, container.LivenessProbe, container.ReadinessProbe} {
 		waitProbe(t, ctx, r, port, probe.HTTPGet.Path)
 	}
@@ -140,6 +145,77 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("the admission policy keeps the default scheduler away from guarded DRA pods", func(t *testing.T) {
 		checkAdmissionPolicy(t, e)
 	})
+	t.Run("the monitoring component's reader role lets a ServiceAccount scrape /metrics over HTTPS, and only it", func(t *testing.T) {
+		checkMetricsScrape(t, ctx, admin, cp.Client, port)
+	})
+}
+
+// checkMetricsScrape applies the monitoring component (but the Prometheus
+// operator's objects, whose CRDs this API server lacks) and scrapes the
+// running scheduler's /metrics with ServiceAccount tokens, as Prometheus
+// does: the scheduler asks the API server to authenticate the token
+// (TokenReview) and to authorize GET /metrics (SubjectAccessReview).
+func checkMetricsScrape(t *testing.T, ctx context.Context, admin *applier, client kubernetes.Interface, port int) {
+	monitoring, err := manifests.Load(manifests.MonitoringDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range monitoring {
+		for _, o := range f.Objects {
+			if o.GroupVersionKind().Group != "monitoring.coreos.com" {
+				admin.apply(f.Path, o)
+			}
+		}
+	}
+	if _, err := client.CoreV1().ServiceAccounts(manifests.Namespace).Create(ctx,
+		&v1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "not-a-scraper"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	scrape := func(serviceAccount string) (int, string) {
+		tr, err := client.CoreV1().ServiceAccounts(manifests.Namespace).CreateToken(ctx, serviceAccount, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("token for %s: %v", serviceAccount, err)
+		}
+		hc := &http.Client{
+			Timeout:   10 * time.Second,
+			Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate, as the ServiceMonitor accepts
+		}
+		defer hc.CloseIdleConnections()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+tr.Status.Token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("GET /metrics as %s: %v", serviceAccount, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	// RBAC changes reach the authorizer through its informers: poll.
+	var code int
+	var body string
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		code, body = scrape("dra-scheduler-metrics-scraper")
+		if code == http.StatusOK || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics with the scraper's token: %d %s", code, body)
+	}
+	for _, series := range []string{"dra_scheduler_build_info{", "dra_scheduler_extension_point_duration_seconds_bucket{"} {
+		if !strings.Contains(body, series) {
+			t.Errorf("/metrics has no %s series", series)
+		}
+	}
+	if code, body := scrape("not-a-scraper"); code != http.StatusForbidden {
+		t.Errorf("GET /metrics with a token the role does not cover: %d %s, want 403", code, body)
+	}
 }
 
 // writeConfigMapConfig writes the ConfigMap's KubeSchedulerConfiguration

@@ -1,0 +1,160 @@
+package manifests_test
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/dra-scheduler/dra-scheduler/manifests"
+)
+
+// monitoringGroup is the Prometheus operator's API group.
+const monitoringGroup = "monitoring.coreos.com"
+
+// monitoringObjects returns the component's objects by kind and name.
+func monitoringObjects(t *testing.T) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, err := manifests.Load(manifests.MonitoringDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		for _, o := range f.Objects {
+			out[o.GetKind()+"/"+o.GetName()] = o
+		}
+	}
+	return out
+}
+
+func convert(t *testing.T, o *unstructured.Unstructured, into any) {
+	t.Helper()
+	if o == nil {
+		t.Fatal("object missing")
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func matchLabelsOf(t *testing.T, o *unstructured.Unstructured, fields ...string) labels.Selector {
+	t.Helper()
+	m, _, err := unstructured.NestedStringMap(o.Object, fields...)
+	if err != nil || len(m) == 0 {
+		t.Fatalf("%s %s: no %s", o.GetKind(), o.GetName(), strings.Join(fields, "."))
+	}
+	return labels.SelectorFromSet(m)
+}
+
+func TestTheMonitoringComponentScrapesTheScheduler(t *testing.T) {
+	var d appsv1.Deployment
+	typed(t, manifests.InstallDir, "Deployment", schedulerName, &d)
+	podLabels := labels.Set(d.Spec.Template.Labels)
+	containerPorts := map[string]int32{}
+	for _, p := range d.Spec.Template.Spec.Containers[0].Ports {
+		containerPorts[p.Name] = p.ContainerPort
+	}
+	objs := monitoringObjects(t)
+
+	var svc v1.Service
+	convert(t, objs["Service/dra-scheduler-metrics"], &svc)
+	if svc.Namespace != d.Namespace || !labels.SelectorFromSet(svc.Spec.Selector).Matches(podLabels) {
+		t.Errorf("Service %s/%s selects %v, want the Deployment's pods in %s", svc.Namespace, svc.Name, svc.Spec.Selector, d.Namespace)
+	}
+	if len(svc.Spec.Ports) != 1 || containerPorts[svc.Spec.Ports[0].TargetPort.String()] != 10259 {
+		t.Errorf("Service ports %v: want one whose targetPort names the container's secure port 10259", svc.Spec.Ports)
+	}
+
+	sm := objs["ServiceMonitor/dra-scheduler"]
+	if sm == nil || sm.GetNamespace() != d.Namespace {
+		t.Fatal("no ServiceMonitor dra-scheduler in the scheduler's namespace")
+	}
+	if !matchLabelsOf(t, sm, "spec", "selector", "matchLabels").Matches(labels.Set(svc.Labels)) {
+		t.Errorf("the ServiceMonitor does not select the Service (labels %v)", svc.Labels)
+	}
+	endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	if len(endpoints) != 1 {
+		t.Fatalf("ServiceMonitor endpoints %v, want one", endpoints)
+	}
+	ep := endpoints[0].(map[string]any)
+	if ep["port"] != svc.Spec.Ports[0].Name || ep["scheme"] != "https" || ep["path"] != "/metrics" || ep["bearerTokenFile"] == nil {
+		t.Errorf("ServiceMonitor endpoint %v: want port %s, HTTPS, /metrics, with Prometheus' token", ep, svc.Spec.Ports[0].Name)
+	}
+
+	pm := objs["PodMonitor/dra-scheduler"]
+	if pm == nil || pm.GetNamespace() != d.Namespace {
+		t.Fatal("no PodMonitor dra-scheduler in the scheduler's namespace")
+	}
+	if !matchLabelsOf(t, pm, "spec", "selector", "matchLabels").Matches(podLabels) {
+		t.Error("the PodMonitor does not select the Deployment's pods")
+	}
+	pmEndpoints, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
+	if len(pmEndpoints) != 1 {
+		t.Fatalf("PodMonitor endpoints %v, want one", pmEndpoints)
+	}
+	pep := pmEndpoints[0].(map[string]any)
+	secretName, _, _ := unstructured.NestedString(pep, "authorization", "credentials", "name")
+	if containerPorts[pep["port"].(string)] != 10259 || pep["scheme"] != "https" || secretName == "" {
+		t.Errorf("PodMonitor endpoint %v: want the container's secure port, HTTPS and a token secret", pep)
+	}
+	var secret v1.Secret
+	convert(t, objs["Secret/"+secretName], &secret)
+	scraper := secret.Annotations[v1.ServiceAccountNameKey]
+	if secret.Type != v1.SecretTypeServiceAccountToken || objs["ServiceAccount/"+scraper] == nil {
+		t.Errorf("Secret %s: type %s for ServiceAccount %q; want a token of a ServiceAccount the component creates", secretName, secret.Type, scraper)
+	}
+
+	var role rbacv1.ClusterRole
+	convert(t, objs["ClusterRole/dra-scheduler-metrics-reader"], &role)
+	if len(role.Rules) != 1 || !slices.Equal(role.Rules[0].NonResourceURLs, []string{"/metrics"}) || !slices.Equal(role.Rules[0].Verbs, []string{"get"}) {
+		t.Errorf("metrics reader rules %v: want exactly GET /metrics", role.Rules)
+	}
+	var binding rbacv1.ClusterRoleBinding
+	convert(t, objs["ClusterRoleBinding/dra-scheduler-metrics-reader"], &binding)
+	if binding.RoleRef.Name != role.Name || !slices.ContainsFunc(binding.Subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == "ServiceAccount" && s.Name == scraper && s.Namespace == d.Namespace
+	}) {
+		t.Errorf("the binding %v does not give %s the metrics reader role", binding.Subjects, scraper)
+	}
+}
+
+func TestTheAlertsUseMetricsTheSchedulerExports(t *testing.T) {
+	source, err := os.ReadFile("../pkg/plugins/draallocator/metrics/metrics.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := monitoringObjects(t)["PrometheusRule/dra-scheduler"]
+	if rule == nil {
+		t.Fatal("no PrometheusRule dra-scheduler")
+	}
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	var alerts []string
+	metric := regexp.MustCompile(`dra_scheduler_([a-z_]+)`)
+	for _, g := range groups {
+		rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rules {
+			r := r.(map[string]any)
+			alerts = append(alerts, r["alert"].(string))
+			expr := r["expr"].(string)
+			for _, m := range metric.FindAllStringSubmatch(expr, -1) {
+				if !strings.Contains(string(source), `Name:           "`+m[1]+`"`) {
+					t.Errorf("alert %s uses %s, which the plugin does not export", r["alert"], m[0])
+				}
+			}
+		}
+	}
+	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerClaimsPendingTooLong"} {
+		if !slices.Contains(alerts, want) {
+			t.Errorf("alerts %v: %s missing", alerts, want)
+		}
+	}
+}
