@@ -1,6 +1,7 @@
 package manifests_test
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"slices"
@@ -155,6 +156,56 @@ func TestTheAlertsUseMetricsTheSchedulerExports(t *testing.T) {
 	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerClaimsPendingTooLong"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts %v: %s missing", alerts, want)
+		}
+	}
+}
+
+func TestTheDashboardShowsWhatOperatorsAskAbout(t *testing.T) {
+	data, err := os.ReadFile("monitoring/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatalf("grafana-dashboard.json: %v", err)
+	}
+	source, err := os.ReadFile("../pkg/plugins/draallocator/metrics/metrics.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metric := regexp.MustCompile(`dra_scheduler_([a-z_]+?)(_bucket)?[{\[]`)
+	var exprs []string
+	for _, p := range dash.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			exprs = append(exprs, tg.Expr)
+			for _, m := range metric.FindAllStringSubmatch(tg.Expr, -1) {
+				if !strings.Contains(string(source), `Name:           "`+m[1]+`"`) {
+					t.Errorf("panel %q uses dra_scheduler_%s, which the plugin does not export", p.Title, m[1])
+				}
+			}
+		}
+	}
+	all := strings.Join(exprs, "\n")
+	for what, series := range map[string]string{
+		"pods scheduled per second":    "scheduler_schedule_attempts_total",
+		"creation-to-bound latency":    "scheduler_pod_scheduling_sli_duration_seconds_bucket",
+		"plugin latency per extension": "dra_scheduler_extension_point_duration_seconds_bucket",
+		"pending pods by reason":       "scheduler_unschedulable_pods",
+		"double allocations":           "dra_scheduler_double_allocations_total",
+		"plugin panics":                "dra_scheduler_plugin_panics_total",
+	} {
+		if !strings.Contains(all, series) {
+			t.Errorf("the dashboard does not show %s (%s)", what, series)
 		}
 	}
 }
