@@ -341,3 +341,26 @@ func TestAConfigurationChangeRollsThePods(t *testing.T) {
 			manifests.ConfigHashAnnotation, got, manifests.ConfigKey, want)
 	}
 }
+
+func TestEveryShippedConfigurationElectsOnTheConfigMapsLease(t *testing.T) {
+	want := leaderElection(t)
+	files, err := filepath.Glob("config/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("config/*.yaml: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			LeaderElection leaderElectionConfig `json:"leaderElection"`
+		}
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if c.LeaderElection != want {
+			t.Errorf("%s elects on %+v, the ConfigMap (and the Role in rbac.yaml) on %+v: an A/B switch must keep the Lease", f, c.LeaderElection, want)
+		}
+	}
+}
