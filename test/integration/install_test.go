@@ -25,12 +25,14 @@ import (
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/kubeapply"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -142,7 +144,7 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("what the role does not grant stays forbidden", func(t *testing.T) {
 		checkForbidden(t, ctx, saConfig, saUser)
 	})
-	t.Run("the admission policy keeps the default scheduler away from guarded DRA pods", func(t *testing.T) {
+	t.Run("in a labelled namespace, claim-using pods without a scheduler go to dra-scheduler and pods naming another are refused", func(t *testing.T) {
 		checkAdmissionPolicy(t, e)
 	})
 	t.Run("the monitoring component's reader role lets a ServiceAccount scrape /metrics over HTTPS, and only it", func(t *testing.T) {
@@ -404,31 +406,54 @@ func checkAdmissionPolicy(t *testing.T, e *env) {
 		}
 		return p
 	}
-	// The policy takes effect once the API server has compiled it: retry
-	// until it refuses, deleting whatever got in before.
-	var lastErr error
-	e.waitFor("the admission policy to refuse a claim-using pod for the default scheduler", func() (bool, string) {
-		p := claimPod("default-scheduled", e.ns, "")
-		created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, p, metav1.CreateOptions{})
-		if err == nil {
-			_ = e.client.CoreV1().Pods(e.ns).Delete(e.ctx, created.Name, metav1.DeleteOptions{})
-			return false, "admitted"
+	// A pod as a Deployment's template makes it (no schedulerName) in the
+	// guarded namespace comes out aimed at dra-scheduler. The policies take
+	// effect once the API server has compiled them: retry until the pod is
+	// mutated, deleting whatever got in before.
+	var admitted *v1.Pod
+	e.waitFor("the mutating admission policy to send a claim-using pod to dra-scheduler", func() (bool, string) {
+		created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, claimPod("opted-in", e.ns, ""), metav1.CreateOptions{})
+		if err != nil {
+			return false, err.Error()
 		}
-		lastErr = err
-		return true, err.Error()
+		if created.Spec.SchedulerName != schedulerapp.Name {
+			_ = e.client.CoreV1().Pods(e.ns).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
+				_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, created.Name, metav1.GetOptions{})
+				return apierrors.IsNotFound(err), fmt.Sprint(err)
+			})
+			return false, "admitted with scheduler " + created.Spec.SchedulerName
+		}
+		admitted = created
+		return true, ""
 	})
-	if !apierrors.IsInvalid(lastErr) && !apierrors.IsForbidden(lastErr) || !strings.Contains(lastErr.Error(), message) {
-		t.Errorf("refusal %v does not say %q", lastErr, message)
+	if pod := e.waitScheduled(admitted.Name); pod.Spec.NodeName == "" {
+		t.Errorf("the opted-in pod was not scheduled")
+	}
+
+	// Naming another scheduler explicitly is refused, not rewritten.
+	_, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, claimPod("other-scheduler", e.ns, "other-scheduler"), metav1.CreateOptions{})
+	if err == nil || !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), message) {
+		t.Errorf("a claim-using pod naming another scheduler: %v, want a refusal saying %q", err, message)
 	}
 
 	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "unguarded"}})
-	for _, p := range []*v1.Pod{
-		claimPod("ours", e.ns, "dra-scheduler"),
-		objects.MakePod("no-claims", e.ns).Obj(),
-		claimPod("elsewhere", "unguarded", ""),
+	for _, tc := range []struct {
+		pod  *v1.Pod
+		want string
+	}{
+		{claimPod("ours", e.ns, schedulerapp.Name), schedulerapp.Name},
+		{objects.MakePod("no-claims", e.ns).Obj(), v1.DefaultSchedulerName},
+		{claimPod("elsewhere", "unguarded", ""), v1.DefaultSchedulerName},
 	} {
-		if _, err := e.client.CoreV1().Pods(p.Namespace).Create(e.ctx, p, metav1.CreateOptions{}); err != nil {
+		p := tc.pod
+		created, err := e.client.CoreV1().Pods(p.Namespace).Create(e.ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			t.Errorf("pod %s/%s (scheduler %q, %d claims) refused: %v", p.Namespace, p.Name, p.Spec.SchedulerName, len(p.Spec.ResourceClaims), err)
+			continue
+		}
+		if created.Spec.SchedulerName != tc.want {
+			t.Errorf("pod %s/%s (%d claims) came out with scheduler %q, want %q", p.Namespace, p.Name, len(p.Spec.ResourceClaims), created.Spec.SchedulerName, tc.want)
 		}
 	}
 }
