@@ -13,11 +13,14 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -240,23 +243,34 @@ func seconds(s float64) time.Duration {
 	}
 }
 
-// admissionDemo shows the namespace's admission policy refusing a
-// claim-using pod meant for the default scheduler.
+// admissionDemo shows the namespace's admission policies: a claim-using pod
+// that names no scheduler is sent to dra-scheduler, one that names another
+// scheduler is refused.
 func admissionDemo(ctx context.Context, out io.Writer, client kubernetes.Interface) {
-	p := objects.MakePod("for-default-scheduler", namespace).ClaimFromTemplate("gpu", "gpu-80gi").Obj()
-	var err error
+	pods := client.CoreV1().Pods(namespace)
+	var got string
 	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
-		var created *v1.Pod
-		created, err = client.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{})
-		if err == nil { // the policy is not active yet
-			_ = client.CoreV1().Pods(namespace).Delete(ctx, created.Name, metav1.DeleteOptions{})
+		p := objects.MakePod("no-scheduler-named", namespace).ClaimFromTemplate("gpu", "gpu-80gi").Obj()
+		created, err := pods.Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			return false, nil
 		}
-		return true, nil
+		got = created.Spec.SchedulerName
+		// Shown, not run: give its GPU back.
+		_ = pods.Delete(ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := pods.Get(ctx, created.Name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		return got == schedulerapp.Name, nil
 	})
-	if err == nil {
-		fmt.Fprintln(out, "\nAdmission: the policy did not refuse a claim-using pod for the default scheduler within 10s")
-		return
+	fmt.Fprintf(out, "\nAdmission (manifests/admission.yaml), namespace %s:\n  a pod with a claim and no schedulerName comes out with schedulerName %q\n", namespace, got)
+	p := objects.MakePod("other-scheduler-named", namespace).ClaimFromTemplate("gpu", "gpu-80gi").Obj()
+	p.Spec.SchedulerName = "other-scheduler"
+	if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		fmt.Fprintf(out, "  a pod with a claim naming another scheduler is refused:\n    %v\n", err)
+	} else {
+		fmt.Fprintln(out, "  a pod with a claim naming another scheduler was admitted: the validating policy is not active")
+		_ = pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 	}
-	fmt.Fprintf(out, "\nAdmission (manifests/admission.yaml): a pod with a claim and no schedulerName in %s is refused:\n  %v\n", namespace, err)
 }
