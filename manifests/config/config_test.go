@@ -29,6 +29,9 @@ const (
 	draAllocator     = "DRAAllocator"
 	dynamicResources = "DynamicResources"
 	readme           = "../../pkg/plugins/draallocator/README.md"
+	// leaseNamespace holds the Lease every configuration elects on: the
+	// namespace of the install, where rbac.yaml's Role grants it.
+	leaseNamespace = "dra-scheduler"
 )
 
 // fileChecks holds what each configuration file must contain beyond the
@@ -172,8 +175,8 @@ func load(t *testing.T, data []byte) *loaded {
 func checkDeployment(t *testing.T, cfg *schedconfig.KubeSchedulerConfiguration) {
 	t.Helper()
 	le := cfg.LeaderElection
-	if !le.LeaderElect || le.ResourceLock != "leases" || le.ResourceName != schedulerName || le.ResourceNamespace != "kube-system" {
-		t.Errorf("leaderElection = {leaderElect: %v, resourceLock: %q, resourceName: %q, resourceNamespace: %q}, want {true, leases, %s, kube-system}",
+	if !le.LeaderElect || le.ResourceLock != "leases" || le.ResourceName != schedulerName || le.ResourceNamespace != leaseNamespace {
+		t.Errorf("leaderElection = {leaderElect: %v, resourceLock: %q, resourceName: %q, resourceNamespace: %q}, want {true, leases, %s, "+leaseNamespace+"} (the Lease rbac.yaml grants)",
 			le.LeaderElect, le.ResourceLock, le.ResourceName, le.ResourceNamespace, schedulerName)
 	}
 	if cfg.ClientConnection.Kubeconfig != "" {
