@@ -59,7 +59,7 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	h := &harness{t: t, ctx: ctx, client: fake.NewClientset()}
-	h.client.PrependReactor("*", "*", versioned())
+	h.client.PrependReactor("*", "*", versioned(h.client.Tracker()))
 	factory := informers.NewSharedInformerFactory(h.client, 0)
 	claimsCache := assumecache.NewAssumeCache(klog.FromContext(ctx), factory.Resource().V1().ResourceClaims().Informer(), "resource claim", "", nil)
 	assumeSynced := claimsCache.AddEventHandler(cache.ResourceEventHandlerFuncs{}).HasSynced
@@ -115,10 +115,13 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 }
 
 // versioned makes the fake clientset act like an API server in what the
-// plugin relies on: created objects get a UID, every write a new resource
-// version.
-func versioned() cgotesting.ReactionFunc {
+// plugin relies on: created objects get a UID, every write — patches
+// included — a new resource version (the tracker keeps its own counter but
+// leaves the objects' resourceVersion as written, and the scheduler's
+// assume cache ignores an informer copy whose version is not newer).
+func versioned(tracker cgotesting.ObjectTracker) cgotesting.ReactionFunc {
 	var version atomic.Int64
+	patch := cgotesting.ObjectReaction(tracker)
 	return func(action cgotesting.Action) (bool, runtime.Object, error) {
 		var obj runtime.Object
 		switch a := action.(type) {
@@ -126,6 +129,17 @@ func versioned() cgotesting.ReactionFunc {
 			obj = a.GetObject()
 		case cgotesting.UpdateAction:
 			obj = a.GetObject()
+		case cgotesting.PatchAction:
+			handled, patched, err := patch(action)
+			if !handled || err != nil {
+				return handled, patched, err
+			}
+			m, err := meta.Accessor(patched)
+			if err != nil {
+				return true, patched, nil
+			}
+			m.SetResourceVersion(strconv.FormatInt(version.Add(1), 10))
+			return true, patched, tracker.Update(a.GetResource(), patched, a.GetNamespace())
 		default:
 			return false, nil, nil
 		}
