@@ -97,7 +97,7 @@ func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		f.opts.Progress = stderr
 	}
 
-	logDir, removeLogs, err := f.makeLogDir()
+	logDir, removeLogs, err := makeLogDir(f.logDir, f.keepLogs)
 	if err != nil {
 		return err
 	}
@@ -207,20 +207,22 @@ func defaultGatesHelp() string {
 	return strings.Join(parts, "; ")
 }
 
-// makeLogDir creates the log directory and says whether it is temporary.
-func (f *schedulerFlags) makeLogDir() (string, bool, error) {
-	if f.logDir != "" {
-		if err := os.MkdirAll(f.logDir, 0o755); err != nil {
+// makeLogDir creates dir (--log-dir), or a temporary directory when dir is
+// empty; remove reports a temporary one to delete after a passing run
+// unless keep (--keep-logs).
+func makeLogDir(dir string, keep bool) (_ string, remove bool, _ error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", false, fmt.Errorf("--log-dir: %w", err)
 		}
-		dir, err := filepath.Abs(f.logDir)
-		return dir, false, err
+		abs, err := filepath.Abs(dir)
+		return abs, false, err
 	}
-	dir, err := os.MkdirTemp("", "dra-bench-scheduler-")
+	tmp, err := os.MkdirTemp("", "dra-bench-scheduler-")
 	if err != nil {
 		return "", false, fmt.Errorf("create log directory: %w", err)
 	}
-	return dir, !f.keepLogs, nil
+	return tmp, !keep, nil
 }
 
 // routeKlog sends this process' logs (kube-apiserver, etcd's apiserver

@@ -65,8 +65,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !quiet {
 		opts.Progress = stderr
 	}
-	logs := &schedulerFlags{logDir: logDirFlag, keepLogs: keepLogs}
-	logDir, removeLogs, err := logs.makeLogDir()
+	logDir, removeLogs, err := makeLogDir(logDirFlag, keepLogs)
 	if err != nil {
 		return err
 	}

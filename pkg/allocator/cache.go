@@ -133,22 +133,18 @@ func (m *Matcher) charge(c *chainEntry, view inventory.ViewID, n int64) {
 	}
 	sc.bytes += n
 	c.mu.Unlock()
-	c.grown.Add(delta)
-	if !c.evicted.Load() {
-		m.bytes.Add(delta)
-	}
+	m.grewChain(c, delta)
 }
 
-// chargeTable accounts n more bytes of the chain's summary table, which
-// lives as long as the chain.
-func (m *Matcher) chargeTable(c *chainEntry, n int64) {
+// grewChain accounts n more bytes kept for the chain (its summary table
+// grew, or a view's charge changed by n), counted in the cache's total
+// unless the chain was evicted.
+func (m *Matcher) grewChain(c *chainEntry, n int64) {
 	if n == 0 {
 		return
 	}
 	c.grown.Add(n)
-	if !c.evicted.Load() {
-		m.bytes.Add(n)
-	}
+	m.grew(&c.evicted, n)
 }
 
 // grew accounts n more bytes kept for an entry unless it was evicted.

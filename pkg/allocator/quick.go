@@ -134,7 +134,7 @@ func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*r
 	}
 	s, tableGrowth := q.sums.store(view, sel)
 	a.matcher.charge(q.req.cached, id, summarySize(len(s.idx)))
-	a.matcher.chargeTable(q.req.cached, tableGrowth)
+	a.matcher.grewChain(q.req.cached, tableGrowth)
 	return s
 }
 
