@@ -1,5 +1,5 @@
 # dra-scheduler image: a static binary on distroless, non-root (uid 65532),
-# as manifests/deployment.yaml expects.
+# as manifests/install/deployment.yaml expects.
 #   make image IMAGE=ghcr.io/dra-scheduler/dra-scheduler:v0.1.0
 FROM golang:1.26 AS build
 WORKDIR /src

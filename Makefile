@@ -132,7 +132,7 @@ soak:
 	mkdir -p $(SOAK_OUT)
 	$(BIN)/dra-bench soak --duration $(SOAK_DURATION) --json-out $(SOAK_OUT)/soak.json $(SOAK_FLAGS) | tee $(SOAK_OUT)/soak.txt
 
-## image: the container image manifests/deployment.yaml runs (needs docker).
+## image: the container image manifests/install/deployment.yaml runs (needs docker).
 IMAGE ?= ghcr.io/dra-scheduler/dra-scheduler:$(VERSION)
 .PHONY: image
 image:

@@ -1,13 +1,24 @@
 // Package manifests holds what a cluster admin applies to run dra-scheduler
-// as a secondary scheduler (namespace.yaml, rbac.yaml, configmap.yaml,
-// deployment.yaml, admission.yaml, listed in kustomization.yaml) and
-// examples/ (DeviceClasses, claim templates, a shared claim, pods), and
-// embeds them so that tests and the demo use exactly the files shipped.
+// as a secondary scheduler, and embeds it so that tests and the demo use
+// exactly the files shipped:
+//   - install/: namespace.yaml, rbac.yaml, configmap.yaml, deployment.yaml,
+//     pdb.yaml, admission.yaml, listed in its kustomization.yaml (the top
+//     kustomization.yaml has install/ as its one resource);
+//   - overlays/in-tree/: the A/B switch, the install with the in-tree
+//     DynamicResources plugin's profile;
+//   - monitoring/: the optional monitoring component;
+//   - examples/: DeviceClasses, claim templates, a shared claim, pods.
+//
+// Build runs kustomize's own library on the embedded tree, as
+// `kubectl apply -k` does; Load reads a directory file by file.
 //
 // Invariants, checked by this package's tests and test/integration:
-//   - kustomization.yaml lists every manifest file of its directory, in
-//     the order they can be applied;
-//   - the ConfigMap's profile equals config/dra-scheduler.yaml's;
-//   - the Deployment mounts that ConfigMap where its --config points, and
-//     the Lease it elects on is the one rbac.yaml grants.
+//   - every kustomization builds, and lists every manifest file of its
+//     directory, in the order they can be applied;
+//   - the ConfigMap's profile equals config/dra-scheduler.yaml's, the
+//     overlay's config/in-tree.yaml's, and the overlay changes nothing
+//     else but the config hash;
+//   - the Deployment mounts that ConfigMap where its --config points, its
+//     config-sha256 annotation is the configuration's hash, and the Lease
+//     it elects on is the one rbac.yaml grants.
 package manifests

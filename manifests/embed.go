@@ -13,18 +13,23 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed *.yaml examples/*.yaml monitoring/*.yaml
+//go:embed kustomization.yaml install/*.yaml examples/*.yaml monitoring/*.yaml monitoring/*.json overlays/*/*.yaml
 var files embed.FS
 
 // Install directories.
 const (
 	// InstallDir holds the manifests that install dra-scheduler.
-	InstallDir = "."
+	InstallDir = "install"
 	// ExamplesDir holds the example DeviceClasses, claims and pods.
 	ExamplesDir = "examples"
 	// MonitoringDir holds the optional monitoring component: the metrics
 	// Service and reader role, Prometheus operator monitors and alerts.
 	MonitoringDir = "monitoring"
+	// InTreeOverlayDir holds the A/B overlay of the install: the same
+	// scheduler with the in-tree DynamicResources plugin allocating.
+	InTreeOverlayDir = "overlays/in-tree"
+	// AdmissionFile holds the admission policies that opt namespaces in.
+	AdmissionFile = InstallDir + "/admission.yaml"
 )
 
 // File is one manifest file and the objects in it, in file order.
@@ -104,27 +109,36 @@ func Decode(data []byte) ([]*unstructured.Unstructured, error) {
 
 // SchedulerConfig returns the KubeSchedulerConfiguration the installed
 // Deployment runs: the config.yaml key of the dra-scheduler-config
-// ConfigMap in configmap.yaml.
+// ConfigMap in install/configmap.yaml.
 func SchedulerConfig() ([]byte, error) {
-	data, err := files.ReadFile("configmap.yaml")
+	return SchedulerConfigOf(InstallDir)
+}
+
+// SchedulerConfigOf returns the KubeSchedulerConfiguration that applying
+// dir (InstallDir or an overlay of it) gives the Deployment: the
+// config.yaml key of the dra-scheduler-config ConfigMap kustomize builds.
+func SchedulerConfigOf(dir string) ([]byte, error) {
+	objs, err := Build(dir)
 	if err != nil {
 		return nil, err
 	}
-	objs, err := Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("configmap.yaml: %w", err)
-	}
+	return ConfigOf(objs)
+}
+
+// ConfigOf returns the config.yaml key of the dra-scheduler-config
+// ConfigMap among objs.
+func ConfigOf(objs []*unstructured.Unstructured) ([]byte, error) {
 	for _, o := range objs {
 		if o.GetKind() != "ConfigMap" || o.GetName() != ConfigMapName {
 			continue
 		}
 		cfg, found, err := unstructured.NestedString(o.Object, "data", ConfigKey)
 		if err != nil || !found {
-			return nil, fmt.Errorf("configmap.yaml: ConfigMap %s has no data.%s", ConfigMapName, ConfigKey)
+			return nil, fmt.Errorf("ConfigMap %s has no data.%s", ConfigMapName, ConfigKey)
 		}
 		return []byte(cfg), nil
 	}
-	return nil, fmt.Errorf("configmap.yaml: no ConfigMap %s", ConfigMapName)
+	return nil, fmt.Errorf("no ConfigMap %s", ConfigMapName)
 }
 
 // Names the manifests use and tests refer to.

@@ -329,16 +329,142 @@ func TestADisruptionBudgetKeepsOneReplicaOfTheDeployment(t *testing.T) {
 }
 
 func TestAConfigurationChangeRollsThePods(t *testing.T) {
-	var d appsv1.Deployment
-	typed(t, manifests.InstallDir, "Deployment", schedulerName, &d)
-	cfg, err := manifests.SchedulerConfig()
+	for _, dir := range []string{manifests.InstallDir, manifests.InTreeOverlayDir} {
+		t.Run(dir, func(t *testing.T) {
+			objs, err := manifests.Build(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d appsv1.Deployment
+			fromBuild(t, objs, "Deployment", schedulerName, &d)
+			cfg, err := manifests.ConfigOf(objs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%x", sha256.Sum256(cfg))
+			if got := d.Spec.Template.Annotations[manifests.ConfigHashAnnotation]; got != want {
+				t.Errorf("%s: the pod template's %s is %q, but the ConfigMap's %s hashes to %q: set the annotation to it (deployment.yaml), so that applying the new configuration rolls the pods",
+					dir, manifests.ConfigHashAnnotation, got, manifests.ConfigKey, want)
+			}
+		})
+	}
+}
+
+// fromBuild converts the object of kind and name among objs into into.
+func fromBuild(t *testing.T, objs []*unstructured.Unstructured, kind, name string, into any) {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
+				t.Fatalf("%s %s: %v", kind, name, err)
+			}
+			return
+		}
+	}
+	t.Fatalf("kustomize built no %s %s", kind, name)
+}
+
+func TestEveryKustomizationBuildsAsKubectlApplyKDoes(t *testing.T) {
+	for _, tc := range []struct {
+		dir        string
+		components []string
+	}{
+		{".", nil},
+		{manifests.InstallDir, nil},
+		{manifests.InstallDir, []string{manifests.MonitoringDir}},
+		{manifests.InTreeOverlayDir, nil},
+		{manifests.ExamplesDir, nil},
+	} {
+		t.Run(path.Join(append([]string{tc.dir}, tc.components...)...), func(t *testing.T) {
+			objs, err := manifests.Build(tc.dir, tc.components...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The overlay and the top directory build what install/ does;
+			// the others what their files hold.
+			dirs := append([]string{tc.dir}, tc.components...)
+			if tc.dir == "." || tc.dir == manifests.InTreeOverlayDir {
+				dirs[0] = manifests.InstallDir
+			}
+			var listed int
+			for _, d := range dirs {
+				files, err := manifests.Load(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range files {
+					listed += len(f.Objects)
+				}
+			}
+			if tc.dir == manifests.InstallDir && len(tc.components) > 0 {
+				listed++ // the dashboard's generated ConfigMap
+			}
+			if len(objs) != listed {
+				t.Errorf("kustomize built %d objects, the listed files hold %d", len(objs), listed)
+			}
+		})
+	}
+}
+
+func mustBuild(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := manifests.Build(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%x", sha256.Sum256(cfg))
-	if got := d.Spec.Template.Annotations[manifests.ConfigHashAnnotation]; got != want {
-		t.Errorf("the pod template's %s is %q, but configmap.yaml's %s hashes to %q: set the annotation in deployment.yaml to it, so that applying the new configuration rolls the pods",
-			manifests.ConfigHashAnnotation, got, manifests.ConfigKey, want)
+	return objs
+}
+
+// The A/B overlay changes the profile (to config/in-tree.yaml's) and the
+// hash that rolls the pods, nothing else: the same RBAC, Lease, Deployment,
+// admission policies.
+func TestTheInTreeOverlayChangesOnlyTheProfile(t *testing.T) {
+	install, overlay := mustBuild(t, manifests.InstallDir), mustBuild(t, manifests.InTreeOverlayDir)
+	if len(install) != len(overlay) {
+		t.Fatalf("the overlay builds %d objects, the install %d", len(overlay), len(install))
+	}
+	for i, o := range overlay {
+		want := install[i].DeepCopy()
+		got := o.DeepCopy()
+		switch o.GetKind() {
+		case "ConfigMap":
+			unstructured.RemoveNestedField(want.Object, "data", manifests.ConfigKey)
+			unstructured.RemoveNestedField(got.Object, "data", manifests.ConfigKey)
+		case "Deployment":
+			path := []string{"spec", "template", "metadata", "annotations", manifests.ConfigHashAnnotation}
+			unstructured.RemoveNestedField(want.Object, path...)
+			unstructured.RemoveNestedField(got.Object, path...)
+		}
+		if !reflect.DeepEqual(got.Object, want.Object) {
+			t.Errorf("the overlay changes %s %s beyond its profile:\n%v\n%v", o.GetKind(), o.GetName(), got.Object, want.Object)
+		}
+	}
+
+	cfg, err := manifests.SchedulerConfigOf(manifests.InTreeOverlayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, err := os.ReadFile("config/in-tree.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inOverlay, inInstall, inFile map[string]any
+	for data, into := range map[*[]byte]*map[string]any{&cfg: &inOverlay, &installed: &inInstall, &profile: &inFile} {
+		if err := yaml.Unmarshal(*data, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(inOverlay["profiles"], inFile["profiles"]) {
+		t.Errorf("the overlay's profiles differ from config/in-tree.yaml's:\n%v\n%v", inOverlay["profiles"], inFile["profiles"])
+	}
+	delete(inOverlay, "profiles")
+	delete(inInstall, "profiles")
+	if !reflect.DeepEqual(inOverlay, inInstall) {
+		t.Errorf("the overlay's configuration differs from the install's beyond the profiles:\n%v\n%v", inOverlay, inInstall)
 	}
 }
 

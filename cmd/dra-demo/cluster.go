@@ -42,18 +42,18 @@ func seedCluster(ctx context.Context, client kubernetes.Interface, cluster inven
 	return nil
 }
 
-// applyShipped applies, from manifests/, the admission policy and the
+// applyShipped applies, from manifests/, the admission policies and the
 // examples (DeviceClasses, claim templates, a shared claim, pods) as an
 // operator would; the Deployment is not needed: dra-scheduler runs in this
 // process. It returns the names of the example pods.
 func applyShipped(ctx context.Context, a *kubeapply.Applier) ([]string, error) {
-	admission, err := manifests.ReadFile("admission.yaml")
+	admission, err := manifests.ReadFile(manifests.AdmissionFile)
 	if err != nil {
 		return nil, err
 	}
 	objs, err := manifests.Decode(admission)
 	if err != nil {
-		return nil, fmt.Errorf("admission.yaml: %w", err)
+		return nil, fmt.Errorf("%s: %w", manifests.AdmissionFile, err)
 	}
 	examples, err := manifests.Load(manifests.ExamplesDir)
 	if err != nil {

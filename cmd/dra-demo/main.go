@@ -26,7 +26,7 @@ import (
 
 func main() {
 	exit := flag.Bool("exit", false, "exit after the report instead of staying up until interrupted")
-	config := flag.String("config", "", "KubeSchedulerConfiguration file (default: the one of manifests/configmap.yaml, leader election off; clientConnection.kubeconfig is filled in)")
+	config := flag.String("config", "", "KubeSchedulerConfiguration file (default: the one of manifests/install/configmap.yaml, leader election off; clientConnection.kubeconfig is filled in)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "how long to wait for the sample pods to settle")
 	klog.InitFlags(nil)
 	flag.Parse()
@@ -85,7 +85,7 @@ func run(ctx context.Context, configFile string, timeout time.Duration, exit boo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "applied manifests/admission.yaml and manifests/examples (%d pods)\n", len(examples))
+	fmt.Fprintf(out, "applied manifests/install/admission.yaml and manifests/examples (%d pods)\n", len(examples))
 	wls := workloads()
 	for _, w := range wls {
 		fmt.Fprintf(out, "  %-14s ×%-3d %s\n", w.prefix, w.pods, w.why)

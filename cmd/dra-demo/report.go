@@ -264,7 +264,7 @@ func admissionDemo(ctx context.Context, out io.Writer, client kubernetes.Interfa
 		})
 		return got == schedulerapp.Name, nil
 	})
-	fmt.Fprintf(out, "\nAdmission (manifests/admission.yaml), namespace %s:\n  a pod with a claim and no schedulerName comes out with schedulerName %q\n", namespace, got)
+	fmt.Fprintf(out, "\nAdmission (manifests/install/admission.yaml), namespace %s:\n  a pod with a claim and no schedulerName comes out with schedulerName %q\n", namespace, got)
 	p := objects.MakePod("other-scheduler-named", namespace).ClaimFromTemplate("gpu", "gpu-80gi").Obj()
 	p.Spec.SchedulerName = "other-scheduler"
 	if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {

@@ -4,7 +4,7 @@
 // same workload:
 //
 //   - ours: the DRAAllocator plugin enabled, the in-tree DynamicResources
-//     plugin disabled (what manifests/configmap.yaml ships);
+//     plugin disabled (what manifests/install/configmap.yaml ships);
 //   - in-tree: kube-scheduler's default plugins, DynamicResources included;
 //   - no-claims: the default plugins and the same pods without any
 //     ResourceClaim. It is the floor the API writes set: creating and binding

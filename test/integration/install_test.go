@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -47,8 +50,10 @@ import (
 //     end to end: a claim template, a MIG slice, a shared claim and a
 //     DRA-backed extended resource;
 //   - what its role does not grant stays forbidden;
-//   - the admission policy rejects a claim-using pod aimed at the default
-//     scheduler in a guarded namespace and admits the others.
+//   - in a guarded namespace, the admission policies send pods that use
+//     DRA (claims, a DeviceClass's extended resource, explicit or implicit)
+//     and name no scheduler to dra-scheduler, refuse those naming another,
+//     and leave every other pod, and every pod elsewhere, as it is.
 func TestInstallManifests(t *testing.T) {
 	ctx := t.Context()
 	cp, err := controlplane.Start(ctx, controlplane.Options{})
@@ -86,7 +91,7 @@ func TestInstallManifests(t *testing.T) {
 	if err := controlplane.WriteKubeconfig(saConfig, saKubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	configPath := writeConfigMapConfig(t, cp, saKubeconfig)
+	configPath := writeConfigMapConfig(t, cp, manifests.InstallDir, saKubeconfig)
 	// A separate process: with leader election on, kube-scheduler exits the
 	// process when it stops.
 	container := deployment.Spec.Template.Spec.Containers[0]
@@ -144,12 +149,131 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("what the role does not grant stays forbidden", func(t *testing.T) {
 		checkForbidden(t, ctx, saConfig, saUser)
 	})
-	t.Run("in a labelled namespace, claim-using pods without a scheduler go to dra-scheduler and pods naming another are refused", func(t *testing.T) {
+	t.Run("in a labelled namespace, pods using DRA without a scheduler go to dra-scheduler and pods naming another are refused", func(t *testing.T) {
 		checkAdmissionPolicy(t, e)
 	})
 	t.Run("the monitoring component's reader role lets a ServiceAccount scrape /metrics over HTTPS, and only it", func(t *testing.T) {
 		checkMetricsScrape(t, ctx, admin, cp.Client, port)
 	})
+	// Last: it replaces the installed replica.
+	t.Run("the in-tree overlay, applied over the install, rolls the pods and schedules with the in-tree plugin under the same RBAC and Lease", func(t *testing.T) {
+		r.terminate()
+		checkInTreeOverlay(t, e, admin, saKubeconfig)
+	})
+}
+
+// checkInTreeOverlay applies manifests/overlays/in-tree over the install,
+// as `kubectl apply -k` does, and runs its configuration as the
+// ServiceAccount in place of the replica the rollout replaces (stopped by
+// the caller). It schedules a claim-template pod and a DRA-backed
+// extended-resource pod, and the replica's /metrics shows the in-tree
+// plugin did: DRAAllocator allocated nothing.
+func checkInTreeOverlay(t *testing.T, e *env, admin *applier, saKubeconfig string) {
+	overlay, err := manifests.Build(manifests.InTreeOverlayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.client.AppsV1().Deployments(manifests.Namespace).Get(e.ctx, "dra-scheduler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deployment appsv1.Deployment
+	for _, o := range overlay {
+		admin.apply(manifests.InTreeOverlayDir, o)
+		if o.GetKind() == "Deployment" {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if w := admin.TakeWarnings(); len(w) > 0 {
+		t.Errorf("applying %s gave warnings: %q", manifests.InTreeOverlayDir, w)
+	}
+	after, err := e.client.AppsV1().Deployments(manifests.Namespace).Get(e.ctx, "dra-scheduler", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Generation == after.Generation || equality.Semantic.DeepEqual(before.Spec.Template, after.Spec.Template) {
+		t.Errorf("applying the overlay left the pod template as it was (generation %d): the pods would keep the old configuration", after.Generation)
+	}
+	cm, err := e.client.CoreV1().ConfigMaps(manifests.Namespace).Get(e.ctx, manifests.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := manifests.SchedulerConfigOf(manifests.InTreeOverlayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data[manifests.ConfigKey] != string(want) {
+		t.Fatalf("after applying the overlay the ConfigMap holds:\n%s\nwant the overlay's:\n%s", cm.Data[manifests.ConfigKey], want)
+	}
+
+	container := deployment.Spec.Template.Spec.Containers[0]
+	flags := slices.DeleteFunc(slices.Clone(container.Args), func(a string) bool { return strings.HasPrefix(a, "--config=") })
+	port := freePort(t)
+	r := startReplica(t, "in-tree", writeConfigMapConfig(t, e.cp, manifests.InTreeOverlayDir, saKubeconfig),
+		append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+			"--authentication-kubeconfig="+saKubeconfig, "--authorization-kubeconfig="+saKubeconfig,
+			"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics")...)
+	waitProbe(t, e.ctx, r, port, container.ReadinessProbe.HTTPGet.Path)
+
+	e.create(
+		objects.MakePod("in-tree-claim", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("mig", "mig-1g10gb").Obj(),
+		objects.MakePod("in-tree-extended-resource", e.ns).Scheduler(schedulerapp.Name).ExtendedResource("example.dra-scheduler.io/gpu", 1).Obj(),
+	)
+	e.waitScheduled("in-tree-claim")
+	if pod := e.waitScheduled("in-tree-extended-resource"); pod.Status.ExtendedResourceClaimStatus == nil {
+		t.Errorf("the in-tree plugin scheduled %s without writing its extendedResourceClaimStatus", pod.Name)
+	}
+	if claim := e.generatedClaim("in-tree-claim", "mig"); claim.Status.Allocation == nil {
+		t.Errorf("the in-tree plugin scheduled in-tree-claim but claim %s is not allocated", claim.Name)
+	}
+	metrics := scrapeOpen(t, e.ctx, port)
+	if !strings.Contains(metrics, `scheduler_schedule_attempts_total{profile="dra-scheduler",result="scheduled"}`) {
+		t.Errorf("the overlay's replica reports no scheduled pod in profile dra-scheduler")
+	}
+	if n := sampleValue(metrics, "dra_scheduler_claims_allocated_total"); n != 0 {
+		t.Errorf("DRAAllocator allocated %v claims under the in-tree overlay", n)
+	}
+}
+
+// sampleValue returns the value of the unlabelled series name in a
+// Prometheus text exposition, 0 when it is absent.
+func sampleValue(text, name string) float64 {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return 0
+}
+
+// scrapeOpen GETs /metrics from a replica that serves it to anyone
+// (--authorization-always-allow-paths).
+func scrapeOpen(t *testing.T, ctx context.Context, port int) string {
+	t.Helper()
+	hc := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate
+	}
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("GET /metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %s %s", resp.Status, body)
+	}
+	return string(body)
 }
 
 // checkMetricsScrape applies the monitoring component (but the Prometheus
@@ -220,12 +344,13 @@ func checkMetricsScrape(t *testing.T, ctx context.Context, admin *applier, clien
 	}
 }
 
-// writeConfigMapConfig writes the ConfigMap's KubeSchedulerConfiguration
+// writeConfigMapConfig writes the KubeSchedulerConfiguration of the
+// ConfigMap that applying dir (manifests.InstallDir or an overlay) gives,
 // with kubeconfig as its client connection (in a pod, the in-cluster
-// config) and returns its path.
-func writeConfigMapConfig(t *testing.T, cp *controlplane.ControlPlane, kubeconfig string) string {
+// config), and returns its path.
+func writeConfigMapConfig(t *testing.T, cp *controlplane.ControlPlane, dir, kubeconfig string) string {
 	t.Helper()
-	raw, err := manifests.SchedulerConfig()
+	raw, err := manifests.SchedulerConfigOf(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +368,7 @@ func writeConfigMapConfig(t *testing.T, cp *controlplane.ControlPlane, kubeconfi
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := cp.WriteSchedulerConfig("configmap-scheduler.yaml", out)
+	path, err := cp.WriteSchedulerConfig(strings.ReplaceAll(dir, "/", "-")+"-configmap-scheduler.yaml", out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,64 +521,96 @@ func checkForbidden(t *testing.T, ctx context.Context, saConfig *restclient.Conf
 }
 
 // checkAdmissionPolicy creates pods as an admin in the guarded examples
-// namespace and in an unguarded one.
+// namespace and in an unguarded one. A pod uses DRA through a claim, the
+// extended resource a DeviceClass sets (example-nvidia-gpu's
+// example.dra-scheduler.io/gpu) or the one every class has implicitly.
 func checkAdmissionPolicy(t *testing.T, e *env) {
-	const message = "must set spec.schedulerName: dra-scheduler"
-	claimPod := func(name, ns, scheduler string) *v1.Pod {
-		p := objects.MakePod(name, ns).ClaimFromTemplate("gpu", "gpu-80gi").Obj()
-		if scheduler != "" {
-			p.Spec.SchedulerName = scheduler
-		}
-		return p
+	const (
+		refusal  = "must set spec.schedulerName: dra-scheduler"
+		explicit = v1.ResourceName("example.dra-scheduler.io/gpu")
+		implicit = v1.ResourceName(resourceapi.ResourceDeviceClassPrefix + "example-nvidia-gpu")
+		unmapped = v1.ResourceName("example.com/fpga")
+	)
+	claimPod := func(name, ns string) *objects.PodWrapper {
+		return objects.MakePod(name, ns).ClaimFromTemplate("gpu", "gpu-80gi")
 	}
+	explicitPod := func(name, ns string) *objects.PodWrapper {
+		return objects.MakePod(name, ns).ExtendedResource(explicit, 1)
+	}
+	implicitPod := func(name, ns string) *objects.PodWrapper {
+		return objects.MakePod(name, ns).InitContainerExtendedResource(implicit, 1)
+	}
+
 	// A pod as a Deployment's template makes it (no schedulerName) in the
-	// guarded namespace comes out aimed at dra-scheduler. The policies take
-	// effect once the API server has compiled them: retry until the pod is
+	// guarded namespace comes out aimed at dra-scheduler and is scheduled.
+	// The policies take effect once the API server has compiled them and
+	// listed their parameters (the DeviceClasses): retry until the pod is
 	// mutated, deleting whatever got in before.
-	var admitted *v1.Pod
-	e.waitFor("the mutating admission policy to send a claim-using pod to dra-scheduler", func() (bool, string) {
-		created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, claimPod("opted-in", e.ns, ""), metav1.CreateOptions{})
-		if err != nil {
-			return false, err.Error()
+	for _, p := range []*v1.Pod{
+		claimPod("claim-opted-in", e.ns).Obj(),
+		explicitPod("class-extended-resource-opted-in", e.ns).Obj(),
+		implicitPod("implicit-extended-resource-opted-in", e.ns).Scheduler(v1.DefaultSchedulerName).Obj(),
+	} {
+		var admitted *v1.Pod
+		e.waitFor("the mutating admission policies to send pod "+p.Name+" to dra-scheduler", func() (bool, string) {
+			created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, p.DeepCopy(), metav1.CreateOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			if created.Spec.SchedulerName != schedulerapp.Name {
+				_ = e.client.CoreV1().Pods(e.ns).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+				e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
+					_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, created.Name, metav1.GetOptions{})
+					return apierrors.IsNotFound(err), fmt.Sprint(err)
+				})
+				return false, "admitted with scheduler " + created.Spec.SchedulerName
+			}
+			admitted = created
+			return true, ""
+		})
+		if pod := e.waitScheduled(admitted.Name); pod.Spec.NodeName == "" {
+			t.Errorf("the opted-in pod %s was not scheduled", pod.Name)
 		}
-		if created.Spec.SchedulerName != schedulerapp.Name {
-			_ = e.client.CoreV1().Pods(e.ns).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-			e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
-				_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, created.Name, metav1.GetOptions{})
-				return apierrors.IsNotFound(err), fmt.Sprint(err)
-			})
-			return false, "admitted with scheduler " + created.Spec.SchedulerName
-		}
-		admitted = created
-		return true, ""
-	})
-	if pod := e.waitScheduled(admitted.Name); pod.Spec.NodeName == "" {
-		t.Errorf("the opted-in pod was not scheduled")
 	}
 
-	// Naming another scheduler explicitly is refused, not rewritten.
-	_, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, claimPod("other-scheduler", e.ns, "other-scheduler"), metav1.CreateOptions{})
-	if err == nil || !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), message) {
-		t.Errorf("a claim-using pod naming another scheduler: %v, want a refusal saying %q", err, message)
+	// Naming another scheduler explicitly is refused, not rewritten; the
+	// message says why and, for a class's extended resource, which class.
+	for _, tc := range []struct {
+		pod  *v1.Pod
+		says string
+	}{
+		{claimPod("claim-other-scheduler", e.ns).Scheduler("other-scheduler").Obj(), "pods with resourceClaims"},
+		{explicitPod("class-extended-resource-other-scheduler", e.ns).Scheduler("other-scheduler").Obj(), "pods with example.dra-scheduler.io/gpu (DeviceClass example-nvidia-gpu)"},
+		{implicitPod("implicit-extended-resource-other-scheduler", e.ns).Scheduler("other-scheduler").Obj(), "pods with a DeviceClass extended resource"},
+	} {
+		_, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, tc.pod, metav1.CreateOptions{})
+		if err == nil || !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), refusal) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("pod %s naming another scheduler: %v, want a refusal saying %q and %q", tc.pod.Name, err, tc.says, refusal)
+		}
 	}
 
+	// Everything else is admitted as it is.
 	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "unguarded"}})
 	for _, tc := range []struct {
 		pod  *v1.Pod
 		want string
 	}{
-		{claimPod("ours", e.ns, schedulerapp.Name), schedulerapp.Name},
-		{objects.MakePod("no-claims", e.ns).Obj(), v1.DefaultSchedulerName},
-		{claimPod("elsewhere", "unguarded", ""), v1.DefaultSchedulerName},
+		{claimPod("claim-ours", e.ns).Scheduler(schedulerapp.Name).Obj(), schedulerapp.Name},
+		{objects.MakePod("no-dra", e.ns).Obj(), v1.DefaultSchedulerName},
+		{objects.MakePod("unmapped-extended-resource", e.ns).ExtendedResource(unmapped, 1).Obj(), v1.DefaultSchedulerName},
+		{objects.MakePod("unmapped-extended-resource-other-scheduler", e.ns).ExtendedResource(unmapped, 1).Scheduler("other-scheduler").Obj(), "other-scheduler"},
+		{claimPod("claim-elsewhere", "unguarded").Obj(), v1.DefaultSchedulerName},
+		{explicitPod("class-extended-resource-elsewhere", "unguarded").Obj(), v1.DefaultSchedulerName},
+		{implicitPod("implicit-extended-resource-elsewhere", "unguarded").Scheduler("other-scheduler").Obj(), "other-scheduler"},
 	} {
 		p := tc.pod
 		created, err := e.client.CoreV1().Pods(p.Namespace).Create(e.ctx, p, metav1.CreateOptions{})
 		if err != nil {
-			t.Errorf("pod %s/%s (scheduler %q, %d claims) refused: %v", p.Namespace, p.Name, p.Spec.SchedulerName, len(p.Spec.ResourceClaims), err)
+			t.Errorf("pod %s/%s (scheduler %q) refused: %v", p.Namespace, p.Name, p.Spec.SchedulerName, err)
 			continue
 		}
 		if created.Spec.SchedulerName != tc.want {
-			t.Errorf("pod %s/%s (%d claims) came out with scheduler %q, want %q", p.Namespace, p.Name, len(p.Spec.ResourceClaims), created.Spec.SchedulerName, tc.want)
+			t.Errorf("pod %s/%s came out with scheduler %q, want %q", p.Namespace, p.Name, created.Spec.SchedulerName, tc.want)
 		}
 	}
 }

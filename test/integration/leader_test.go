@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,6 +99,13 @@ func startReplica(t *testing.T, name, configPath string, flags ...string) *repli
 
 func (r *replica) kill() {
 	_ = r.cmd.Process.Kill()
+	<-r.done
+}
+
+// terminate stops the replica as the kubelet stops a pod of a rolling
+// update: SIGTERM, after which kube-scheduler releases its Lease and exits.
+func (r *replica) terminate() {
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
 	<-r.done
 }
 

@@ -1,6 +1,8 @@
 package objects
 
 import (
+	"fmt"
+
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,6 +76,30 @@ func (w *PodWrapper) Claim(name, claim string) *PodWrapper {
 	w.Spec.ResourceClaims = append(w.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimName: &claim})
 	w.Spec.Containers[0].Resources.Claims = append(w.Spec.Containers[0].Resources.Claims, v1.ResourceClaim{Name: name})
 	return w
+}
+
+// ExtendedResource has the first container ask for count of an extended
+// resource, as users write it: in limits (the API server copies extended
+// resources' limits into requests).
+func (w *PodWrapper) ExtendedResource(name v1.ResourceName, count int64) *PodWrapper {
+	limitExtendedResource(&w.Spec.Containers[0], name, count)
+	return w
+}
+
+// InitContainerExtendedResource adds an init container that asks for count
+// of an extended resource.
+func (w *PodWrapper) InitContainerExtendedResource(name v1.ResourceName, count int64) *PodWrapper {
+	c := v1.Container{Name: fmt.Sprintf("init-%d", len(w.Spec.InitContainers)), Image: w.Spec.Containers[0].Image}
+	limitExtendedResource(&c, name, count)
+	w.Spec.InitContainers = append(w.Spec.InitContainers, c)
+	return w
+}
+
+func limitExtendedResource(c *v1.Container, name v1.ResourceName, count int64) {
+	if c.Resources.Limits == nil {
+		c.Resources.Limits = v1.ResourceList{}
+	}
+	c.Resources.Limits[name] = *resource.NewQuantity(count, resource.DecimalSI)
 }
 
 // Obj returns the pod.
