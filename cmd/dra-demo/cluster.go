@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
@@ -22,9 +23,19 @@ func demoCluster() inventorygen.Cluster {
 	)
 }
 
+// driverClasses are the DeviceClasses NVIDIA's DRA driver chart installs
+// (gpu.nvidia.com, mig.nvidia.com, ...): the demo's workloads use them, as
+// a cluster's would; the shipped examples bring classes of their own.
+func driverClasses() []*resourceapi.DeviceClass { return inventorygen.NvidiaClasses() }
+
 // seedCluster creates the nodes and their ResourceSlices, as the kubelet
-// and the driver would.
+// and the driver would, and the driver's DeviceClasses, as its chart would.
 func seedCluster(ctx context.Context, client kubernetes.Interface, cluster inventorygen.Cluster) error {
+	for _, c := range driverClasses() {
+		if err := objects.Create(ctx, client, c.DeepCopy()); err != nil {
+			return fmt.Errorf("seed DeviceClass %s: %w", c.Name, err)
+		}
+	}
 	for _, n := range cluster.Nodes {
 		n := n.DeepCopy()
 		n.UID = ""
