@@ -1,15 +1,24 @@
 # dra-scheduler image: a static binary on distroless, non-root (uid 65532),
 # as manifests/install/deployment.yaml expects.
-#   make image IMAGE=ghcr.io/dra-scheduler/dra-scheduler:v0.1.0
-FROM golang:1.26 AS build
+#   make image IMAGE=ghcr.io/dra-scheduler/dra-scheduler:v0.1.0          # this machine's platform
+#   make image-multiarch IMAGE=ghcr.io/dra-scheduler/dra-scheduler:v0.1.0  # linux/amd64 + linux/arm64, pushed
+#
+# Both base images are pinned by digest (the multi-arch index), so a build
+# is reproducible and a tag moved upstream changes nothing until the digest
+# here does; `make pin-images` prints the current digests of the tags.
+# The build stage runs on the builder's own platform and cross-compiles
+# (CGO is off), so an arm64 image builds without emulation.
+FROM --platform=$BUILDPLATFORM golang:1.26.8-bookworm@sha256:dc9ad6c05acc7a88e5b71bde60a5fe3bd4b9f0db209011711b464107438a8107 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 make build VERSION=$VERSION
+ARG TARGETOS
+ARG TARGETARCH
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH make build VERSION=$VERSION
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 COPY --from=build /src/bin/dra-scheduler /usr/local/bin/dra-scheduler
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/dra-scheduler"]

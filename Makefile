@@ -4,6 +4,7 @@ SHELL := /usr/bin/env bash
 
 GO            ?= go
 BIN           := bin
+comma         := ,
 MODULE        := github.com/dra-scheduler/dra-scheduler
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 KUBE_VERSION  := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
@@ -132,11 +133,32 @@ soak:
 	mkdir -p $(SOAK_OUT)
 	$(BIN)/dra-bench soak --duration $(SOAK_DURATION) --json-out $(SOAK_OUT)/soak.json $(SOAK_FLAGS) | tee $(SOAK_OUT)/soak.txt
 
-## image: the container image manifests/install/deployment.yaml runs (needs docker).
-IMAGE ?= ghcr.io/dra-scheduler/dra-scheduler:$(VERSION)
-.PHONY: image
+## image: the container image manifests/install/deployment.yaml runs, for
+## this machine's platform (needs docker). image-multiarch: one image for
+## PLATFORMS, pushed to IMAGE (needs docker buildx and a registry login).
+## build-cross: the binary for each of PLATFORMS under bin/<os>-<arch>/, no
+## docker needed. pin-images: the current digests of the Dockerfile's base
+## image tags (needs crane), to update its FROM lines.
+IMAGE     ?= ghcr.io/dra-scheduler/dra-scheduler:$(VERSION)
+PLATFORMS ?= linux/amd64,linux/arm64
+.PHONY: image image-multiarch build-cross pin-images
 image:
 	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+image-multiarch:
+	docker buildx build --platform $(PLATFORMS) --build-arg VERSION=$(VERSION) -t $(IMAGE) --push .
+
+build-cross:
+	@for p in $(subst $(comma), ,$(PLATFORMS)); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "$$os/$$arch -> $(BIN)/$$os-$$arch/dra-scheduler"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/$$os-$$arch/dra-scheduler ./cmd/dra-scheduler || exit 1; \
+	done
+
+pin-images:
+	@for ref in $$(sed -n 's/^FROM \(--platform=[^ ]* \)\{0,1\}\([^ @]*\)@.*/\2/p' Dockerfile); do \
+		echo "$$ref@$$(crane digest $$ref)"; \
+	done
 
 ## diff: the allocator's differential test against upstream over many more
 ## random cases than make test runs (DIFF_CASES from DIFF_SEED on).

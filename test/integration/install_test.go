@@ -41,8 +41,9 @@ import (
 
 // TestInstallManifests installs dra-scheduler the way an operator does and
 // proves the manifests right on a real kube-apiserver:
-//   - every manifest of manifests/ applies server-side without error or
-//     warning (PodSecurity "restricted" included);
+//   - manifests/install, built by kustomize as kubectl apply -k does,
+//     applies server-side without error or warning (PodSecurity
+//     "restricted" included);
 //   - dra-scheduler, started from the ConfigMap's configuration with the
 //     Deployment's flags and authenticated as its ServiceAccount
 //     (impersonation, so RBAC judges the ServiceAccount), elects itself on
@@ -63,18 +64,16 @@ func TestInstallManifests(t *testing.T) {
 	t.Cleanup(cp.Stop)
 	admin := newApplier(t, cp.Config)
 
-	install, err := manifests.Load(manifests.InstallDir)
+	install, err := manifests.Build(manifests.InstallDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var deployment appsv1.Deployment
-	for _, f := range install {
-		for _, o := range f.Objects {
-			admin.apply(f.Path, o)
-			if o.GetKind() == "Deployment" {
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
-					t.Fatal(err)
-				}
+	for _, o := range install {
+		admin.apply(manifests.InstallDir, o)
+		if o.GetKind() == "Deployment" {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
