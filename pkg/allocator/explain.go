@@ -34,6 +34,9 @@ const (
 	// CutShort: the claims do not fit, but ExplainWithin's deadline ended
 	// the search for the cause before it was found.
 	CutShort
+	// TooFewMatching: fewer devices on the node match the request than it
+	// asks for, allocated or not: the node could not hold it even empty.
+	TooFewMatching
 )
 
 // Explanation says why claims do not fit on a node. Its String is the same
@@ -46,6 +49,8 @@ type Explanation struct {
 	Request   string
 	Class     string
 	Selectors []string
+	// Need is how many devices the request asks for (TooFewMatching).
+	Need int
 	// Constraint names the attribute constraint, as "matchAttribute <name>"
 	// or "distinctAttribute <name>".
 	Constraint string
@@ -72,6 +77,8 @@ func (e Explanation) finding() string {
 			what += ", selector " + strings.Join(e.Selectors, " && ")
 		}
 		return fmt.Sprintf("no device matches request %q (%s)", e.Request, what)
+	case TooFewMatching:
+		return fmt.Sprintf("request %q needs %d matching devices, more than the node has, allocated or free (class %s)", e.Request, e.Need, e.Class)
 	case AllMatchingAllocated:
 		return fmt.Sprintf("all devices matching request %q are allocated", e.Request)
 	case NotEnoughFree:
@@ -301,6 +308,8 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 	switch {
 	case matching == 0:
 		e.Kind = NoMatchingDevice
+	case matching < need:
+		e.Kind, e.Need = TooFewMatching, need
 	case free == 0:
 		e.Kind = AllMatchingAllocated
 	case free < need:

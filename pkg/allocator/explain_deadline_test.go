@@ -167,7 +167,7 @@ func TestExplainWithinEndsByTheDeadline(t *testing.T) {
 // equalExplanations compares explanations field by field (nil and empty
 // lists alike).
 func equalExplanations(a, b allocator.Explanation) bool {
-	return a.Kind == b.Kind && a.Request == b.Request && a.Class == b.Class && a.Constraint == b.Constraint &&
+	return a.Kind == b.Kind && a.Request == b.Request && a.Class == b.Class && a.Need == b.Need && a.Constraint == b.Constraint &&
 		strings.Join(a.Selectors, "\x00") == strings.Join(b.Selectors, "\x00") &&
 		strings.Join(a.UnusablePools, "\x00") == strings.Join(b.UnusablePools, "\x00")
 }
@@ -184,7 +184,7 @@ func TestExplainWithinAfterTheDeadline(t *testing.T) {
 		want  allocator.Explanation
 	}{
 		{"a request with too few devices is still named from the kept selection", tooMany,
-			allocator.Explanation{Kind: allocator.NotEnoughFree, Request: "req", Class: "dev", Selectors: []string{`device.driver == "` + groupDriver + `"`}}},
+			allocator.Explanation{Kind: allocator.TooFewMatching, Request: "req", Class: "dev", Need: 5, Selectors: []string{`device.driver == "` + groupDriver + `"`}}},
 		{"a constraint that needs a search is not named once the time is up", sameGroupClaim(2), cutShort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

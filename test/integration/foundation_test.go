@@ -38,17 +38,19 @@ func TestFoundation(t *testing.T) {
 	for _, profile := range []struct {
 		name, config string
 		// unsatisfiable is what the FailedScheduling event of a pod whose
-		// claim no device satisfies must say.
-		unsatisfiable string
+		// claim no device satisfies must say; tooBig, of a pod asking for
+		// more devices than any node has.
+		unsatisfiable, tooBig string
 	}{
-		{"in-tree DynamicResources", inTreeConfig, "cannot allocate all claims"},
-		{"DRAAllocator", draConfig, `3 no device matches request "gpu" (class gpu.example.com, selector device.capacity`},
+		{"in-tree DynamicResources", inTreeConfig, "cannot allocate all claims", "0/3 nodes are available: 3 cannot allocate all claims"},
+		{"DRAAllocator", draConfig, `3 no device matches request "gpu" (class gpu.example.com, selector device.capacity`,
+			`0/3 nodes are available: 3 request "gpu" needs 2 matching devices, more than the node has, allocated or free (class gpu.example.com)`},
 	} {
-		t.Run(profile.name, func(t *testing.T) { testFoundation(t, profile.config, profile.unsatisfiable) })
+		t.Run(profile.name, func(t *testing.T) { testFoundation(t, profile.config, profile.unsatisfiable, profile.tooBig) })
 	}
 }
 
-func testFoundation(t *testing.T, config, unsatisfiable string) {
+func testFoundation(t *testing.T, config, unsatisfiable, tooBig string) {
 	e := startCluster(t, config)
 	exampleGPUCluster(e)
 	e.create(objects.ClaimTemplate("big-gpu", e.ns, "gpu", "gpu.example.com", 1, atLeast80Gi))
@@ -104,6 +106,13 @@ func testFoundation(t *testing.T, config, unsatisfiable string) {
 		if claim.Status.Allocation != nil || len(claim.Status.ReservedFor) > 0 {
 			t.Errorf("the foreign pod's claim was allocated or reserved: %+v", claim.Status)
 		}
+	})
+
+	t.Run("a pod asking for more devices than any node has is told so, not that they are taken", func(t *testing.T) {
+		e.t = t
+		e.create(objects.ClaimTemplate("two-gpus", e.ns, "gpu", "gpu.example.com", 2))
+		e.create(objects.MakePod("greedy", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "two-gpus").Obj())
+		e.waitForEvent("greedy", "FailedScheduling", tooBig)
 	})
 
 	t.Run("a pod whose claim cannot be satisfied stays pending with an event that says why", func(t *testing.T) {
