@@ -9,24 +9,29 @@ import (
 	"time"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchchart"
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 )
+
+// ReportSchemaVersion is the version of Report's JSON form: 2 added the
+// schema version itself and the environment's VCS revision, CPU model,
+// kernel, GOGC and GOMEMLIMIT.
+const ReportSchemaVersion = 2
 
 // Report is the outcome of a run; its JSON form is documented in
 // cmd/dra-bench/README.md.
 type Report struct {
-	// Tool is "dra-bench allocator"; Version is set by the command.
-	Tool    string `json:"tool"`
-	Version string `json:"version,omitempty"`
+	// Tool is "dra-bench allocator"; SchemaVersion the version of this
+	// JSON form (ReportSchemaVersion).
+	Tool          string `json:"tool"`
+	SchemaVersion int    `json:"schemaVersion"`
+	// Environment is the build and the machine (its fields are at the top
+	// level of the JSON form); Version is set by the command.
+	benchenv.Environment
 	// UpstreamModule is upstream's allocator module and version, e.g.
 	// "k8s.io/dynamic-resource-allocation v0.37.2"; UpstreamAllocator
 	// the implementation structured.NewAllocator chose ("incubating").
 	UpstreamModule    string `json:"upstreamModule"`
 	UpstreamAllocator string `json:"upstreamAllocator"`
-	// Go, Platform, CPUs and GOMAXPROCS describe the machine.
-	Go         string `json:"go"`
-	Platform   string `json:"platform"`
-	CPUs       int    `json:"cpus"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
 	// StartedAt is when the run started (UTC).
 	StartedAt time.Time `json:"startedAt"`
 	// TimerOverheadNs is the median cost of reading the clock twice,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchchart"
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
@@ -165,11 +166,9 @@ func measure(ctx context.Context, w *Workload, opts Options, prog *progress) (me
 func newReport(opts Options) *Report {
 	return &Report{
 		Tool:            "dra-bench allocator",
+		SchemaVersion:   ReportSchemaVersion,
+		Environment:     benchenv.Capture(""),
 		UpstreamModule:  upstreamModule(),
-		Go:              runtime.Version(),
-		Platform:        runtime.GOOS + "/" + runtime.GOARCH,
-		CPUs:            runtime.NumCPU(),
-		GOMAXPROCS:      runtime.GOMAXPROCS(0),
 		StartedAt:       time.Now().UTC().Truncate(time.Second),
 		TimerOverheadNs: int64(timerOverhead()),
 		Settings: Settings{

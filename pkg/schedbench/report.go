@@ -10,17 +10,24 @@ import (
 	"time"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 )
+
+// ReportSchemaVersion is the version of Report's JSON form: 2 added the
+// schema version itself and the environment's VCS revision, CPU model,
+// kernel, GOMAXPROCS, GOGC and GOMEMLIMIT.
+const ReportSchemaVersion = 2
 
 // Report is the outcome of a run.
 type Report struct {
-	// Tool and Version name the program; Go, Platform, CPUs describe the
-	// machine; StartedAt is when the run began (UTC, RFC 3339).
-	Tool      string `json:"tool"`
-	Version   string `json:"version"`
-	Go        string `json:"go"`
-	Platform  string `json:"platform"`
-	CPUs      int    `json:"cpus"`
+	// Tool names the program, SchemaVersion the version of this JSON form
+	// (ReportSchemaVersion).
+	Tool          string `json:"tool"`
+	SchemaVersion int    `json:"schemaVersion"`
+	// Environment is the build and the machine (its fields are at the top
+	// level of the JSON form); Version is set by the command.
+	benchenv.Environment
+	// StartedAt is when the run began (UTC, RFC 3339).
 	StartedAt string `json:"startedAt"`
 	// Settings are the options the results were measured with.
 	Settings Settings `json:"settings"`

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 )
 
 func TestSummarizeUsesNearestRank(t *testing.T) {
@@ -41,8 +43,9 @@ func sampleReport() *Report {
 			SchedulerPeakRSSBytes: 150 << 20, SchedulerCPUSeconds: 1.5, Claims: 100, ClaimsAllocated: 100,
 			SchedulerFeatureGates: "SchedulerPopFromBackoffQ=false", ResourceClaimWorkers: 50}
 	}
-	rep := &Report{Tool: "dra-bench scheduler", Version: "v1.2.3", Settings: Settings{Shape: "schedperf", Claims: "template", QPS: 5000, Burst: 5000,
-		Target: "in-process control plane", FeatureGates: "SchedulerPopFromBackoffQ=false", ResourceClaimWorkers: 50}}
+	rep := &Report{Tool: "dra-bench scheduler", SchemaVersion: ReportSchemaVersion,
+		Environment: benchenv.Environment{Version: "v1.2.3", VCSRevision: "abc123", Kernel: "6.1.0", GOGC: "200"}, Settings: Settings{Shape: "schedperf", Claims: "template", QPS: 5000, Burst: 5000,
+			Target: "in-process control plane", FeatureGates: "SchedulerPopFromBackoffQ=false", ResourceClaimWorkers: 50}}
 	rep.Results = []Result{
 		res(100, ConfigOurs, 200, 100*time.Millisecond),
 		res(100, ConfigInTree, 160, 150*time.Millisecond),
@@ -200,6 +203,16 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	// The schema version and the environment sit at the top level.
+	var top map[string]any
+	if err := json.Unmarshal(b.Bytes(), &top); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]any{"schemaVersion": float64(ReportSchemaVersion), "version": "v1.2.3", "vcsRevision": "abc123", "kernel": "6.1.0", "gogc": "200"} {
+		if top[key] != want {
+			t.Errorf("top-level %s = %v, want %v", key, top[key], want)
+		}
 	}
 	if doc.Tool != "dra-bench scheduler" || len(doc.Results) != 6 {
 		t.Fatalf("tool %q, %d results", doc.Tool, len(doc.Results))

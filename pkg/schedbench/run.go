@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -17,6 +16,7 @@ import (
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 )
 
@@ -36,11 +36,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{
-		Tool:      "dra-bench scheduler",
-		Go:        runtime.Version(),
-		Platform:  runtime.GOOS + "/" + runtime.GOARCH,
-		CPUs:      runtime.NumCPU(),
-		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		Tool:          "dra-bench scheduler",
+		SchemaVersion: ReportSchemaVersion,
+		Environment:   benchenv.Capture(""),
+		StartedAt:     time.Now().UTC().Format(time.RFC3339),
 		Settings: Settings{
 			Shape:         opts.Shape.Name,
 			ShapeDetail:   opts.Shape.Description,
