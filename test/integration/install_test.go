@@ -64,22 +64,7 @@ func TestInstallManifests(t *testing.T) {
 	t.Cleanup(cp.Stop)
 	admin := newApplier(t, cp.Config)
 
-	install, err := manifests.Build(manifests.InstallDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var deployment appsv1.Deployment
-	for _, o := range install {
-		admin.apply(manifests.InstallDir, o)
-		if o.GetKind() == "Deployment" {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if w := admin.TakeWarnings(); len(w) > 0 {
-		t.Errorf("applying manifests/ gave warnings: %q", w)
-	}
+	deployment := admin.applyKustomization(manifests.InstallDir)
 
 	// dra-scheduler as its ServiceAccount, from the ConfigMap, with the
 	// Deployment's flags (but --config, which points into the volume).
@@ -168,26 +153,11 @@ func TestInstallManifests(t *testing.T) {
 // extended-resource pod, and the replica's /metrics shows the in-tree
 // plugin did: DRAAllocator allocated nothing.
 func checkInTreeOverlay(t *testing.T, e *env, admin *applier, saKubeconfig string) {
-	overlay, err := manifests.Build(manifests.InTreeOverlayDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	before, err := e.client.AppsV1().Deployments(manifests.Namespace).Get(e.ctx, "dra-scheduler", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var deployment appsv1.Deployment
-	for _, o := range overlay {
-		admin.apply(manifests.InTreeOverlayDir, o)
-		if o.GetKind() == "Deployment" {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if w := admin.TakeWarnings(); len(w) > 0 {
-		t.Errorf("applying %s gave warnings: %q", manifests.InTreeOverlayDir, w)
-	}
+	deployment := admin.applyKustomization(manifests.InTreeOverlayDir)
 	after, err := e.client.AppsV1().Deployments(manifests.Namespace).Get(e.ctx, "dra-scheduler", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -626,6 +596,30 @@ func newApplier(t *testing.T, config *restclient.Config) *applier {
 		t.Fatal(err)
 	}
 	return &applier{t: t, Applier: a}
+}
+
+// applyKustomization applies what kustomize builds from the manifests'
+// dir, as kubectl apply -k does, failing the test on an error and flagging
+// warnings, and returns the Deployment it applied.
+func (a *applier) applyKustomization(dir string) appsv1.Deployment {
+	a.t.Helper()
+	objs, err := manifests.Build(dir)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	var deployment appsv1.Deployment
+	for _, o := range objs {
+		a.apply(dir, o)
+		if o.GetKind() == "Deployment" {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &deployment); err != nil {
+				a.t.Fatal(err)
+			}
+		}
+	}
+	if w := a.TakeWarnings(); len(w) > 0 {
+		a.t.Errorf("applying %s gave warnings: %q", dir, w)
+	}
+	return deployment
 }
 
 // apply applies obj, read from file.
