@@ -51,6 +51,7 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
 	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
 	fs.IntVar(&f.opts.Warmup, "warmup", 0, "pods scheduled (and waited for) before the measured ones, not measured")
+	fs.IntVar(&f.opts.Pending, "pending", 0, "pods that can never be scheduled (a claim for one device more than a node has; without claims, a node label no node has), created after the warm-up and kept in the scheduler's queue through the measured run")
 	fs.Float64Var(&f.qps, "qps", float64(d.QPS), "the scheduler's clientConnection.qps (high, so that the client rate limiter is not what is measured)")
 	fs.IntVar(&f.burst, "burst", int(d.Burst), "the scheduler's clientConnection.burst")
 	fs.IntVar(&f.opts.Writers, "writers", d.Writers, "concurrent clients creating nodes, slices, claims and pods")
@@ -166,8 +167,8 @@ func (f *schedulerFlags) complete() error {
 		return errors.New("--qps and --burst must be positive")
 	}
 	f.opts.QPS, f.opts.Burst = float32(f.qps), int32(f.burst)
-	if f.opts.Pods < 0 || f.opts.Warmup < 0 {
-		return errors.New("--pods and --warmup must not be negative")
+	if f.opts.Pods < 0 || f.opts.Warmup < 0 || f.opts.Pending < 0 {
+		return errors.New("--pods, --warmup and --pending must not be negative")
 	}
 	if f.opts.Kubeconfig == "" && f.opts.CreateInventory {
 		return errors.New("--create-inventory needs --kubeconfig (the in-process control plane always gets the inventory)")

@@ -130,7 +130,7 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	chart := filepath.Join(dir, "chart.svg")
 	logDir := filepath.Join(dir, "logs")
-	code, stdout, stderr := runArgs("scheduler", "--nodes", "5", "--pods", "10", "--warmup", "1", "--format", "json",
+	code, stdout, stderr := runArgs("scheduler", "--nodes", "5", "--pods", "10", "--warmup", "1", "--pending", "3", "--format", "json",
 		"--chart", chart, "--log-dir", logDir, "--stall", "30s", "--timeout", "40s")
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
@@ -150,12 +150,17 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		if r.Bound != r.Pods || r.Error != "" {
 			t.Errorf("%s: %d of %d pods bound, error %q", r.Config, r.Bound, r.Pods, r.Error)
 		}
-		wantClaims := 11 // the warm-up pod's and the 10 measured pods'
+		// The warm-up pod's and the 10 measured pods' claims are allocated;
+		// the 3 pending pods' (one device more than a node has) are not.
+		wantClaims, wantAllocated := 14, 11
 		if !r.Config.HasClaims() {
-			wantClaims = 0
+			wantClaims, wantAllocated = 0, 0
 		}
-		if r.Claims != wantClaims || r.ClaimsAllocated != wantClaims || r.DuplicateDevices != 0 {
-			t.Errorf("%s: %d claims, %d allocated, %d devices twice; want %d, %d, 0", r.Config, r.Claims, r.ClaimsAllocated, r.DuplicateDevices, wantClaims, wantClaims)
+		if r.Claims != wantClaims || r.ClaimsAllocated != wantAllocated || r.DuplicateDevices != 0 {
+			t.Errorf("%s: %d claims, %d allocated, %d devices twice; want %d, %d, 0", r.Config, r.Claims, r.ClaimsAllocated, r.DuplicateDevices, wantClaims, wantAllocated)
+		}
+		if r.PendingPods != 3 {
+			t.Errorf("%s: %d pending pods in the queue, want 3", r.Config, r.PendingPods)
 		}
 		l := r.Latency
 		if r.PodsPerSecond <= 0 || r.SpanNs <= 0 || l.P50Ns <= 0 || l.P50Ns > l.P90Ns || l.P90Ns > l.P99Ns || l.P99Ns > l.MaxNs {

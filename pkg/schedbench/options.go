@@ -138,6 +138,10 @@ type Options struct {
 	Pods int
 	// Warmup pods are created, and waited for, before the measured ones.
 	Warmup int
+	// Pending pods that can never be scheduled are created after the
+	// warm-up and before the measured pods, and stay in the scheduler's
+	// queue through the run (see createBacklog).
+	Pending int
 	// QPS and Burst are the scheduler's clientConnection qps and burst.
 	QPS   float32
 	Burst int32
@@ -235,7 +239,7 @@ func (o *Options) complete() error {
 	if o.Claims != ClaimsTemplate && o.Claims != ClaimsPerPod {
 		return fmt.Errorf("claims mode %q: want %s or %s", o.Claims, ClaimsTemplate, ClaimsPerPod)
 	}
-	if o.Pods < 0 || o.Warmup < 0 {
+	if o.Pods < 0 || o.Warmup < 0 || o.Pending < 0 {
 		return errors.New("pod counts must not be negative")
 	}
 	switch {

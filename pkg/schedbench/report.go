@@ -41,6 +41,7 @@ type Settings struct {
 	ShapeDetail   string  `json:"shapeDescription"`
 	Claims        string  `json:"claims"`
 	Warmup        int     `json:"warmup"`
+	Pending       int     `json:"pending,omitempty"`
 	QPS           float32 `json:"qps"`
 	Burst         int32   `json:"burst"`
 	Writers       int     `json:"writers"`
@@ -89,6 +90,9 @@ type Result struct {
 	// Pods were created and measured; Bound of them were seen bound.
 	Pods  int `json:"pods"`
 	Bound int `json:"bound"`
+	// PendingPods were in the scheduler's queue, unschedulable, through
+	// the run (Options.Pending); their claims count in Claims.
+	PendingPods int `json:"pendingPods,omitempty"`
 	// PodsPerSecond is Bound / SpanNs.
 	PodsPerSecond float64 `json:"podsPerSecond"`
 	// SpanNs runs from the first measured creation to the last binding;
@@ -138,12 +142,10 @@ type Result struct {
 }
 
 // Failed reports whether the result is not a complete, correct run: an
-// error, pods left unbound, claims without allocation (DRA configurations)
-// or a device held twice.
-func (r Result) Failed() bool {
-	return r.Error != "" || r.Bound < r.Pods || r.DuplicateDevices > 0 ||
-		(r.Config.HasClaims() && r.ClaimsAllocated < r.Claims)
-}
+// error, pods left unbound, claims without allocation (DRA configurations;
+// but the pending pods'), a pending pod's claim allocated, or a device
+// held twice. problem says which.
+func (r Result) Failed() bool { return r.problem() != "" }
 
 // fillComparisons sets the ratios of every result against in-tree and
 // no-claims at the same size.
@@ -259,8 +261,10 @@ func (r Result) problem() string {
 		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
 	case r.Bound < r.Pods:
 		return fmt.Sprintf("only %d of %d pods bound", r.Bound, r.Pods)
-	case r.Config.HasClaims() && r.ClaimsAllocated < r.Claims:
-		return fmt.Sprintf("only %d of %d claims allocated", r.ClaimsAllocated, r.Claims)
+	case r.Config.HasClaims() && r.ClaimsAllocated < r.Claims-r.PendingPods:
+		return fmt.Sprintf("only %d of %d claims allocated", r.ClaimsAllocated, r.Claims-r.PendingPods)
+	case r.Config.HasClaims() && r.ClaimsAllocated > r.Claims-r.PendingPods:
+		return fmt.Sprintf("%d of %d claims allocated, but %d belong to pending pods that no node can hold", r.ClaimsAllocated, r.Claims, r.PendingPods)
 	}
 	return ""
 }

@@ -266,6 +266,9 @@ func TestResultFailed(t *testing.T) {
 		{"a claim unallocated", func(r *Result) { r.ClaimsAllocated = 9 }, true},
 		{"a device twice", func(r *Result) { r.DuplicateDevices = 1 }, true},
 		{"no-claims has no claims to allocate", func(r *Result) { r.Config, r.Claims, r.ClaimsAllocated = ConfigNoClaims, 0, 0 }, false},
+		{"the pending pods' claims stay unallocated", func(r *Result) { r.PendingPods, r.Claims = 3, 13 }, false},
+		{"a pending pod's claim allocated is wrong", func(r *Result) { r.PendingPods, r.Claims, r.ClaimsAllocated = 3, 13, 11 }, true},
+		{"a measured pod's claim unallocated beside the pending ones", func(r *Result) { r.PendingPods, r.Claims, r.ClaimsAllocated = 3, 13, 9 }, true},
 	} {
 		r := ok
 		tc.change(&r)

@@ -45,6 +45,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			ShapeDetail:   opts.Shape.Description,
 			Claims:        string(opts.Claims),
 			Warmup:        opts.Warmup,
+			Pending:       opts.Pending,
 			QPS:           opts.QPS,
 			Burst:         opts.Burst,
 			Writers:       opts.Writers,
@@ -265,6 +266,14 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 			return res, fmt.Errorf("warm-up: %w", err)
 		}
 		o.progress("%s: %d warm-up pods bound", label, len(warmup))
+	}
+
+	if o.Pending > 0 {
+		if err := createBacklog(ctx, client, ns, o.Shape, c, o.Pending, o.Writers, o.Timeout); err != nil {
+			return res, err
+		}
+		res.PendingPods = o.Pending
+		o.progress("%s: %d pending pods in the queue", label, o.Pending)
 	}
 
 	before, err := sched.usage()

@@ -1,0 +1,97 @@
+package schedbench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+)
+
+// A backlog of pending pods (Options.Pending): pods that can never be
+// scheduled, created before the measured ones and left in the scheduler's
+// queue through the run, as in a cluster where some jobs wait for devices
+// that do not exist. With claims, each pod's claim comes from a template
+// that asks for one device more than a node of the shape has; without
+// claims (no-claims), the pod selects a node label no node has.
+const (
+	// pendingGroup names the backlog's pods ("pending-<i>").
+	pendingGroup = "pending"
+	// pendingTemplateName is the template of the backlog's claims.
+	pendingTemplateName = "dra-bench-too-big"
+	// pendingLabel marks the backlog's pods; the no-claims ones also
+	// select it as a node label, which no node has.
+	pendingLabel = "dra-bench.dra-scheduler.io/pending"
+)
+
+// pendingClaimSpec asks for one device more than a node of the shape has.
+func pendingClaimSpec(s Shape) resourceapi.ResourceClaimSpec {
+	spec := claimSpec(s)
+	spec.Devices.Requests[0].Exactly.Count = int64(s.DevicesPerNode + 1)
+	return spec
+}
+
+// makePendingPod returns backlog pod name of configuration c.
+func makePendingPod(name, namespace string, c Config) *v1.Pod {
+	pod := makePod(name, namespace, ConfigNoClaims, ClaimsTemplate)
+	pod.Labels[pendingLabel] = "true"
+	if !c.HasClaims() {
+		pod.Spec.NodeSelector = map[string]string{pendingLabel: "true"}
+		return pod
+	}
+	pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: podClaimName, ResourceClaimTemplateName: ptr.To(pendingTemplateName)}}
+	pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: podClaimName}}
+	return pod
+}
+
+// createBacklog creates n backlog pods (and, with claims, their template)
+// and waits until the scheduler has tried each once and found it
+// unschedulable, so that they sit in its queue when the measured pods come.
+func createBacklog(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, n, workers int, timeout time.Duration) error {
+	if c.HasClaims() {
+		tmpl := &resourceapi.ResourceClaimTemplate{
+			ObjectMeta: metav1.ObjectMeta{Name: pendingTemplateName, Namespace: namespace},
+			Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: pendingClaimSpec(s)},
+		}
+		if _, err := client.ResourceV1().ResourceClaimTemplates(namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create ResourceClaimTemplate %s/%s: %w", namespace, pendingTemplateName, err)
+		}
+	}
+	if err := Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+		pod := makePendingPod(podName(pendingGroup, i), namespace, c)
+		if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create pod %s/%s: %w", namespace, pod.Name, err)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var tried int
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: pendingLabel + "=true"})
+		if err != nil {
+			return false, fmt.Errorf("list the pending pods: %w", err)
+		}
+		tried = 0
+		for _, p := range pods.Items {
+			if p.Spec.NodeName != "" {
+				return false, fmt.Errorf("pod %s/%s, which no node can hold, was bound to %s", namespace, p.Name, p.Spec.NodeName)
+			}
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
+					tried++
+				}
+			}
+		}
+		return tried == n, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the scheduler to find the %d pending pods unschedulable (%d so far): %w", n, tried, err)
+	}
+	return nil
+}
