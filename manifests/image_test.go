@@ -45,7 +45,7 @@ func TestTheKustomizationsImagesStanzaSetsTheImage(t *testing.T) {
 	}
 	for _, dir := range []string{manifests.InstallDir, manifests.InTreeOverlayDir} {
 		var d appsv1.Deployment
-		fromBuild(t, mustBuild(t, dir), "Deployment", schedulerName, &d)
+		typedAmong(t, mustBuild(t, dir), "kustomize build "+dir, "Deployment", schedulerName, &d)
 		if got := d.Spec.Template.Spec.Containers[0].Image; got != want {
 			t.Errorf("kustomize build %s runs image %q, want the images: stanza's %q", dir, got, want)
 		}

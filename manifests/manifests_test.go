@@ -81,32 +81,53 @@ func TestEveryObjectDecodesStrictlyIntoItsAPIType(t *testing.T) {
 	}
 }
 
+// The ConfigMap that applying the install, or the in-tree overlay, gives
+// runs the profile of the matching file under config/, and leaves the
+// client connection to the in-cluster config.
 func TestTheConfigMapRunsTheShippedProfile(t *testing.T) {
-	cfg, err := manifests.SchedulerConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile, err := os.ReadFile("config/dra-scheduler.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inCM, inFile map[string]any
-	if err := yaml.Unmarshal(cfg, &inCM); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(profile, &inFile); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(inCM["profiles"], inFile["profiles"]) {
-		t.Errorf("the ConfigMap's profiles differ from config/dra-scheduler.yaml's:\n%v\n%v", inCM["profiles"], inFile["profiles"])
-	}
-	if conn, _ := inCM["clientConnection"].(map[string]any); conn["kubeconfig"] != nil {
-		t.Errorf("the ConfigMap names kubeconfig %v; in a pod the in-cluster config must be used", conn["kubeconfig"])
+	for dir, file := range map[string]string{
+		manifests.InstallDir:       "config/dra-scheduler.yaml",
+		manifests.InTreeOverlayDir: "config/in-tree.yaml",
+	} {
+		t.Run(dir, func(t *testing.T) {
+			inCM := schedulerConfigOf(t, dir)
+			profile, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inFile := yamlObject(t, profile)
+			if !reflect.DeepEqual(inCM["profiles"], inFile["profiles"]) {
+				t.Errorf("the ConfigMap's profiles differ from %s's:\n%v\n%v", file, inCM["profiles"], inFile["profiles"])
+			}
+			if conn, _ := inCM["clientConnection"].(map[string]any); conn["kubeconfig"] != nil {
+				t.Errorf("the ConfigMap names kubeconfig %v; in a pod the in-cluster config must be used", conn["kubeconfig"])
+			}
+		})
 	}
 	le := leaderElection(t)
 	if !le.LeaderElect || le.ResourceName != schedulerName || le.ResourceNamespace != manifests.Namespace {
 		t.Errorf("leader election %+v, want on, Lease %s/%s", le, manifests.Namespace, schedulerName)
 	}
+}
+
+// schedulerConfigOf returns, decoded, the KubeSchedulerConfiguration that
+// applying dir gives the ConfigMap.
+func schedulerConfigOf(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	cfg, err := manifests.SchedulerConfigOf(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return yamlObject(t, cfg)
+}
+
+func yamlObject(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var out map[string]any
+	if err := yaml.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 type leaderElectionConfig struct {
@@ -250,17 +271,24 @@ func typed(t *testing.T, dir, kind, name string, into runtime.Object) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var objs []*unstructured.Unstructured
 	for _, f := range files {
-		for _, o := range f.Objects {
-			if o.GetKind() == kind && o.GetName() == name {
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
-					t.Fatalf("%s: %s %s: %v", f.Path, kind, name, err)
-				}
-				return
-			}
+		objs = append(objs, f.Objects...)
+	}
+	typedAmong(t, objs, "the files of "+dir, kind, name, into)
+}
+
+// typedAmong converts the object of kind and name among objs, read from
+// where, into into.
+func typedAmong(t *testing.T, objs []*unstructured.Unstructured, where, kind, name string, into any) {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			convert(t, o, into)
+			return
 		}
 	}
-	t.Fatalf("no %s %s in %s", kind, name, dir)
+	t.Fatalf("no %s %s in %s", kind, name, where)
 }
 
 // driverDomains are the DNS domains whose DeviceClass names and extended
@@ -331,12 +359,9 @@ func TestADisruptionBudgetKeepsOneReplicaOfTheDeployment(t *testing.T) {
 func TestAConfigurationChangeRollsThePods(t *testing.T) {
 	for _, dir := range []string{manifests.InstallDir, manifests.InTreeOverlayDir} {
 		t.Run(dir, func(t *testing.T) {
-			objs, err := manifests.Build(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			objs := mustBuild(t, dir)
 			var d appsv1.Deployment
-			fromBuild(t, objs, "Deployment", schedulerName, &d)
+			typedAmong(t, objs, "kustomize build "+dir, "Deployment", schedulerName, &d)
 			cfg, err := manifests.ConfigOf(objs)
 			if err != nil {
 				t.Fatal(err)
@@ -350,44 +375,28 @@ func TestAConfigurationChangeRollsThePods(t *testing.T) {
 	}
 }
 
-// fromBuild converts the object of kind and name among objs into into.
-func fromBuild(t *testing.T, objs []*unstructured.Unstructured, kind, name string, into any) {
-	t.Helper()
-	for _, o := range objs {
-		if o.GetKind() == kind && o.GetName() == name {
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
-				t.Fatalf("%s %s: %v", kind, name, err)
-			}
-			return
-		}
-	}
-	t.Fatalf("kustomize built no %s %s", kind, name)
-}
-
 func TestEveryKustomizationBuildsAsKubectlApplyKDoes(t *testing.T) {
 	for _, tc := range []struct {
 		dir        string
 		components []string
+		// holds are the directories whose listed files hold what kustomize
+		// builds, generated the objects it generates besides.
+		holds     []string
+		generated int
 	}{
-		{".", nil},
-		{manifests.InstallDir, nil},
-		{manifests.InstallDir, []string{manifests.MonitoringDir}},
-		{manifests.InTreeOverlayDir, nil},
-		{manifests.ExamplesDir, nil},
+		{".", nil, []string{manifests.InstallDir}, 0},
+		{manifests.InstallDir, nil, []string{manifests.InstallDir}, 0},
+		{manifests.InstallDir, []string{manifests.MonitoringDir}, []string{manifests.InstallDir, manifests.MonitoringDir}, 1}, // the dashboard's ConfigMap
+		{manifests.InTreeOverlayDir, nil, []string{manifests.InstallDir}, 0},
+		{manifests.ExamplesDir, nil, []string{manifests.ExamplesDir}, 0},
 	} {
 		t.Run(path.Join(append([]string{tc.dir}, tc.components...)...), func(t *testing.T) {
 			objs, err := manifests.Build(tc.dir, tc.components...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The overlay and the top directory build what install/ does;
-			// the others what their files hold.
-			dirs := append([]string{tc.dir}, tc.components...)
-			if tc.dir == "." || tc.dir == manifests.InTreeOverlayDir {
-				dirs[0] = manifests.InstallDir
-			}
-			var listed int
-			for _, d := range dirs {
+			listed := tc.generated
+			for _, d := range tc.holds {
 				files, err := manifests.Load(d)
 				if err != nil {
 					t.Fatal(err)
@@ -396,11 +405,8 @@ func TestEveryKustomizationBuildsAsKubectlApplyKDoes(t *testing.T) {
 					listed += len(f.Objects)
 				}
 			}
-			if tc.dir == manifests.InstallDir && len(tc.components) > 0 {
-				listed++ // the dashboard's generated ConfigMap
-			}
 			if len(objs) != listed {
-				t.Errorf("kustomize built %d objects, the listed files hold %d", len(objs), listed)
+				t.Errorf("kustomize built %d objects, the listed files hold %d (and %d generated)", len(objs), listed-tc.generated, tc.generated)
 			}
 		})
 	}
@@ -415,9 +421,8 @@ func mustBuild(t *testing.T, dir string) []*unstructured.Unstructured {
 	return objs
 }
 
-// The A/B overlay changes the profile (to config/in-tree.yaml's) and the
-// hash that rolls the pods, nothing else: the same RBAC, Lease, Deployment,
-// admission policies.
+// The A/B overlay changes the profile and the hash that rolls the pods,
+// nothing else: the same RBAC, Lease, Deployment, admission policies.
 func TestTheInTreeOverlayChangesOnlyTheProfile(t *testing.T) {
 	install, overlay := mustBuild(t, manifests.InstallDir), mustBuild(t, manifests.InTreeOverlayDir)
 	if len(install) != len(overlay) {
@@ -440,27 +445,8 @@ func TestTheInTreeOverlayChangesOnlyTheProfile(t *testing.T) {
 		}
 	}
 
-	cfg, err := manifests.SchedulerConfigOf(manifests.InTreeOverlayDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	installed, err := manifests.SchedulerConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	profile, err := os.ReadFile("config/in-tree.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inOverlay, inInstall, inFile map[string]any
-	for data, into := range map[*[]byte]*map[string]any{&cfg: &inOverlay, &installed: &inInstall, &profile: &inFile} {
-		if err := yaml.Unmarshal(*data, into); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !reflect.DeepEqual(inOverlay["profiles"], inFile["profiles"]) {
-		t.Errorf("the overlay's profiles differ from config/in-tree.yaml's:\n%v\n%v", inOverlay["profiles"], inFile["profiles"])
-	}
+	// TestTheConfigMapRunsTheShippedProfile checks the overlay's profiles.
+	inOverlay, inInstall := schedulerConfigOf(t, manifests.InTreeOverlayDir), schedulerConfigOf(t, manifests.InstallDir)
 	delete(inOverlay, "profiles")
 	delete(inInstall, "profiles")
 	if !reflect.DeepEqual(inOverlay, inInstall) {

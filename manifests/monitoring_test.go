@@ -37,13 +37,14 @@ func monitoringObjects(t *testing.T) map[string]*unstructured.Unstructured {
 	return out
 }
 
+// convert converts o into into.
 func convert(t *testing.T, o *unstructured.Unstructured, into any) {
 	t.Helper()
 	if o == nil {
 		t.Fatal("object missing")
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, into); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
 	}
 }
 
