@@ -76,15 +76,8 @@ func TestInstallManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	configPath := writeConfigMapConfig(t, cp, manifests.InstallDir, saKubeconfig)
-	// A separate process: with leader election on, kube-scheduler exits the
-	// process when it stops.
+	r, port := startFromDeployment(t, "installed", deployment, configPath, saKubeconfig)
 	container := deployment.Spec.Template.Spec.Containers[0]
-	flags := slices.DeleteFunc(slices.Clone(container.Args), func(a string) bool { return strings.HasPrefix(a, "--config=") })
-	port := freePort(t)
-	// In a pod, delegated authentication and authorization of the secure
-	// port use the in-cluster configuration: here, the ServiceAccount's.
-	r := startReplica(t, "installed", configPath, append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
-		"--authentication-kubeconfig="+saKubeconfig, "--authorization-kubeconfig="+saKubeconfig)...)
 	for _, probe := range []*v1.Probe{container.StartupProbe, container.LivenessProbe, container.ReadinessProbe} {
 		waitProbe(t, ctx, r, port, probe.HTTPGet.Path)
 	}
@@ -177,14 +170,9 @@ func checkInTreeOverlay(t *testing.T, e *env, admin *applier, saKubeconfig strin
 		t.Fatalf("after applying the overlay the ConfigMap holds:\n%s\nwant the overlay's:\n%s", cm.Data[manifests.ConfigKey], want)
 	}
 
-	container := deployment.Spec.Template.Spec.Containers[0]
-	flags := slices.DeleteFunc(slices.Clone(container.Args), func(a string) bool { return strings.HasPrefix(a, "--config=") })
-	port := freePort(t)
-	r := startReplica(t, "in-tree", writeConfigMapConfig(t, e.cp, manifests.InTreeOverlayDir, saKubeconfig),
-		append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
-			"--authentication-kubeconfig="+saKubeconfig, "--authorization-kubeconfig="+saKubeconfig,
-			"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics")...)
-	waitProbe(t, e.ctx, r, port, container.ReadinessProbe.HTTPGet.Path)
+	r, port := startFromDeployment(t, "in-tree", deployment, writeConfigMapConfig(t, e.cp, manifests.InTreeOverlayDir, saKubeconfig), saKubeconfig,
+		"--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics")
+	waitProbe(t, e.ctx, r, port, deployment.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path)
 
 	e.create(
 		objects.MakePod("in-tree-claim", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("mig", "mig-1g10gb").Obj(),
@@ -224,25 +212,11 @@ func sampleValue(text, name string) float64 {
 // (--authorization-always-allow-paths).
 func scrapeOpen(t *testing.T, ctx context.Context, port int) string {
 	t.Helper()
-	hc := &http.Client{
-		Timeout:   10 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate
+	code, body, err := getSecurePort(ctx, port, "/metrics", "")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %v %s", code, err, body)
 	}
-	defer hc.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("GET /metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s %s", resp.Status, body)
-	}
-	return string(body)
+	return body
 }
 
 // checkMetricsScrape applies the monitoring component (but the Prometheus
@@ -271,23 +245,11 @@ func checkMetricsScrape(t *testing.T, ctx context.Context, admin *applier, clien
 		if err != nil {
 			t.Fatalf("token for %s: %v", serviceAccount, err)
 		}
-		hc := &http.Client{
-			Timeout:   10 * time.Second,
-			Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate, as the ServiceMonitor accepts
-		}
-		defer hc.CloseIdleConnections()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
+		code, body, err := getSecurePort(ctx, port, "/metrics", tr.Status.Token)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("as %s: %v", serviceAccount, err)
 		}
-		req.Header.Set("Authorization", "Bearer "+tr.Status.Token)
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatalf("GET /metrics as %s: %v", serviceAccount, err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		return code, body
 	}
 	// RBAC changes reach the authorizer through its informers: poll.
 	var code int
@@ -311,6 +273,23 @@ func checkMetricsScrape(t *testing.T, ctx context.Context, admin *applier, clien
 	if code, body := scrape("not-a-scraper"); code != http.StatusForbidden {
 		t.Errorf("GET /metrics with a token the role does not cover: %d %s, want 403", code, body)
 	}
+}
+
+// startFromDeployment runs the Deployment's container as a replica: a
+// separate process (with leader election on, kube-scheduler exits the
+// process when it stops) with the container's flags but --config, which
+// points into the volume: configPath instead. It serves on a free port of
+// 127.0.0.1, returned, and authenticates and authorizes its requests
+// through kubeconfig, as in a pod through the in-cluster configuration;
+// extra flags come last.
+func startFromDeployment(t *testing.T, name string, d appsv1.Deployment, configPath, kubeconfig string, extra ...string) (*replica, int) {
+	t.Helper()
+	container := d.Spec.Template.Spec.Containers[0]
+	flags := slices.DeleteFunc(slices.Clone(container.Args), func(a string) bool { return strings.HasPrefix(a, "--config=") })
+	port := freePort(t)
+	flags = append(flags, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+		"--authentication-kubeconfig="+kubeconfig, "--authorization-kubeconfig="+kubeconfig)
+	return startReplica(t, name, configPath, append(flags, extra...)...), port
 }
 
 // writeConfigMapConfig writes the KubeSchedulerConfiguration of the
@@ -366,11 +345,6 @@ func freePort(t *testing.T) int {
 // as the kubelet probes it (HTTPS, no client certificate, no token).
 func waitProbe(t *testing.T, ctx context.Context, r *replica, port int, path string) {
 	t.Helper()
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate, as the kubelet's probes accept
-	}
-	defer client.CloseIdleConnections()
 	var last string
 	deadline := time.Now().Add(waitTimeout)
 	for time.Now().Before(deadline) {
@@ -379,23 +353,39 @@ func waitProbe(t *testing.T, ctx context.Context, r *replica, port int, path str
 			t.Fatalf("dra-scheduler exited while waiting for %s (its log follows)", path)
 		default:
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", port, path), nil)
-		if err != nil {
-			t.Fatal(err)
+		code, _, err := getSecurePort(ctx, port, path, "")
+		if err == nil && code == http.StatusOK {
+			return
 		}
-		resp, err := client.Do(req)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-			last = resp.Status
-		} else {
-			last = err.Error()
-		}
+		last = fmt.Sprint(code, " ", err)
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("probe %s on the secure port: %s", path, last)
+}
+
+// getSecurePort GETs path from a replica's secure port on 127.0.0.1, as the
+// kubelet's probes and Prometheus do: HTTPS accepting the self-signed
+// serving certificate, with token as the bearer token unless it is "".
+func getSecurePort(ctx context.Context, port int, path, token string) (code int, body string, err error) {
+	client := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // self-signed serving certificate, as probes and the ServiceMonitor accept
+	}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", port, path), nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data), err
 }
 
 // checkExamplePlacements checks what the examples asked for is what they
