@@ -163,14 +163,7 @@ func deleteInventory(ctx context.Context, client kubernetes.Interface, cluster i
 // the template, or one claim per pod name.
 func createClaims(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, mode ClaimMode, names []string, workers int) error {
 	if mode == ClaimsTemplate {
-		tmpl := &resourceapi.ResourceClaimTemplate{
-			ObjectMeta: metav1.ObjectMeta{Name: templateName, Namespace: namespace},
-			Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: claimSpec(s)},
-		}
-		if _, err := client.ResourceV1().ResourceClaimTemplates(namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create ResourceClaimTemplate %s/%s: %w", namespace, templateName, err)
-		}
-		return nil
+		return createTemplate(ctx, client, namespace, templateName, claimSpec(s))
 	}
 	return Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
 		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: names[i], Namespace: namespace}, Spec: claimSpec(s)}
@@ -179,6 +172,18 @@ func createClaims(ctx context.Context, client kubernetes.Interface, namespace st
 		}
 		return nil
 	})
+}
+
+// createTemplate creates the ResourceClaimTemplate name with spec.
+func createTemplate(ctx context.Context, client kubernetes.Interface, namespace, name string, spec resourceapi.ResourceClaimSpec) error {
+	tmpl := &resourceapi.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: spec},
+	}
+	if _, err := client.ResourceV1().ResourceClaimTemplates(namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create ResourceClaimTemplate %s/%s: %w", namespace, name, err)
+	}
+	return nil
 }
 
 // claimCheck is what the claims of a run look like after it.

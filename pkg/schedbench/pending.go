@@ -36,16 +36,16 @@ func pendingClaimSpec(s Shape) resourceapi.ResourceClaimSpec {
 	return spec
 }
 
-// makePendingPod returns backlog pod name of configuration c.
+// makePendingPod returns backlog pod name of configuration c: a pod of c
+// made from templates, whose claim comes from the too-big template.
 func makePendingPod(name, namespace string, c Config) *v1.Pod {
-	pod := makePod(name, namespace, ConfigNoClaims, ClaimsTemplate)
+	pod := makePod(name, namespace, c, ClaimsTemplate)
 	pod.Labels[pendingLabel] = "true"
 	if !c.HasClaims() {
 		pod.Spec.NodeSelector = map[string]string{pendingLabel: "true"}
 		return pod
 	}
-	pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: podClaimName, ResourceClaimTemplateName: ptr.To(pendingTemplateName)}}
-	pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: podClaimName}}
+	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(pendingTemplateName)
 	return pod
 }
 
@@ -54,12 +54,8 @@ func makePendingPod(name, namespace string, c Config) *v1.Pod {
 // unschedulable, so that they sit in its queue when the measured pods come.
 func createBacklog(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, n, workers int, timeout time.Duration) error {
 	if c.HasClaims() {
-		tmpl := &resourceapi.ResourceClaimTemplate{
-			ObjectMeta: metav1.ObjectMeta{Name: pendingTemplateName, Namespace: namespace},
-			Spec:       resourceapi.ResourceClaimTemplateSpec{Spec: pendingClaimSpec(s)},
-		}
-		if _, err := client.ResourceV1().ResourceClaimTemplates(namespace).Create(ctx, tmpl, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create ResourceClaimTemplate %s/%s: %w", namespace, pendingTemplateName, err)
+		if err := createTemplate(ctx, client, namespace, pendingTemplateName, pendingClaimSpec(s)); err != nil {
+			return err
 		}
 	}
 	if err := Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
