@@ -17,9 +17,10 @@ import (
 type ExplanationKind int
 
 const (
-	// CannotAllocate: every request has enough free matching devices on
-	// its own, yet no combination satisfies them all (counters, capacity,
-	// taints, or several requests competing for the same devices).
+	// CannotAllocate: every request has enough usable matching devices on
+	// its own, yet no combination satisfies them all (counters or capacity
+	// shared by its devices, or several requests competing for the same
+	// devices).
 	CannotAllocate ExplanationKind = iota
 	// NoMatchingDevice: no device on the node matches the request's class
 	// and selectors.
@@ -37,6 +38,16 @@ const (
 	// TooFewMatching: fewer devices on the node match the request than it
 	// asks for, allocated or not: the node could not hold it even empty.
 	TooFewMatching
+	// UntoleratedTaints: enough matching devices are free, but too many
+	// of them have taints the request does not tolerate.
+	UntoleratedTaints
+	// CountersExhausted: enough matching devices are free, but too many
+	// of them are partitions whose shared counters (a GPU's memory or
+	// compute) other allocations have used up.
+	CountersExhausted
+	// CapacityExhausted: enough matching devices allow sharing, but too
+	// many of them lack the capacity the request consumes.
+	CapacityExhausted
 )
 
 // Explanation says why claims do not fit on a node. Its String is the same
@@ -81,6 +92,12 @@ func (e Explanation) finding() string {
 		return fmt.Sprintf("request %q needs %d matching devices, more than the node has, allocated or free (class %s)", e.Request, e.Need, e.Class)
 	case AllMatchingAllocated:
 		return fmt.Sprintf("all devices matching request %q are allocated", e.Request)
+	case UntoleratedTaints:
+		return fmt.Sprintf("free devices matching request %q have taints it does not tolerate (class %s)", e.Request, e.Class)
+	case CountersExhausted:
+		return fmt.Sprintf("free devices matching request %q need shared counters that other allocations used up (class %s)", e.Request, e.Class)
+	case CapacityExhausted:
+		return fmt.Sprintf("devices matching request %q have too little capacity left for it (class %s)", e.Request, e.Class)
 	case NotEnoughFree:
 		return fmt.Sprintf("not enough free devices for request %q (class %s)", e.Request, e.Class)
 	case ConstraintUnsatisfiable:
@@ -266,7 +283,7 @@ func rank(k ExplanationKind) int {
 	switch k {
 	case CannotAllocate:
 		return 0
-	case NotEnoughFree:
+	case NotEnoughFree, UntoleratedTaints, CountersExhausted, CapacityExhausted:
 		return 1
 	case AllMatchingAllocated:
 		return 2
@@ -275,47 +292,40 @@ func rank(k ExplanationKind) int {
 	}
 }
 
-// explainRequest counts the request's matching and free devices on the
-// call's node; ok is false when evaluating its selectors was cut off.
+// explainRequest counts the request's matching devices on the call's node
+// by what keeps them from it; ok is false when evaluating its selectors
+// was cut off.
 func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
-	e = Explanation{Request: r.base, Class: r.class.Name}
-	for _, sel := range r.selectors {
-		e.Selectors = append(e.Selectors, sel.CEL.Expression)
-	}
-	if len(e.Selectors) == 0 {
-		for _, sel := range r.class.Spec.Selectors {
-			if sel.CEL != nil {
-				e.Selectors = append(e.Selectors, sel.CEL.Expression)
-			}
-		}
-	}
+	e = Explanation{Request: r.base, Class: r.class.Name, Selectors: r.describeSelectors()}
 	sel := c.selection(r)
 	if sel.interrupted {
 		return Explanation{}, false
 	}
-	matching, free := 0, 0
-	for i, ok := sel.match.NextSet(0); ok; i, ok = sel.match.NextSet(i + 1) {
-		matching++
-		d := c.view.Devices[i]
-		if r.adminAccess || d.Spec.AllowMultipleAllocations != nil && *d.Spec.AllowMultipleAllocations || !c.a.state.isAllocated(d.Index) {
-			free++
-		}
-	}
+	n := c.countDevices(r, sel)
 	need := r.numDevices
 	if r.mode == resourceapi.DeviceAllocationModeAll {
-		need = matching
+		need = n.Matching
 	}
 	switch {
-	case matching == 0:
+	case n.Matching == 0:
 		e.Kind = NoMatchingDevice
-	case matching < need:
+	case n.Matching < need:
 		e.Kind, e.Need = TooFewMatching, need
-	case free == 0:
+	case n.Allocated == n.Matching:
 		e.Kind = AllMatchingAllocated
-	case free < need:
+	case n.Matching-n.Allocated < need:
 		e.Kind = NotEnoughFree
-	default:
+	case n.Usable >= need:
 		e.Kind = CannotAllocate
+	default:
+		// Enough are free; name what blocks most of the rest.
+		e.Kind = UntoleratedTaints
+		if n.CountersExhausted > n.Tainted {
+			e.Kind = CountersExhausted
+		}
+		if n.CapacityExhausted > max(n.Tainted, n.CountersExhausted) {
+			e.Kind = CapacityExhausted
+		}
 	}
 	return e, true
 }

@@ -55,7 +55,7 @@ func TestDRAAllocatorFeatures(t *testing.T) {
 		e.create(objects.MakePod("intolerant-2", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "intolerant").Obj())
 		msg := e.waitUnschedulable("intolerant-2", "0/4 nodes are available")
 		t.Logf("intolerant-2: %s", msg)
-		for _, want := range []string{"1 cannot allocate all claims", `1 all devices matching request "dev" are allocated`} {
+		for _, want := range []string{`1 free devices matching request "dev" have taints it does not tolerate (class taint.example.com)`, `1 all devices matching request "dev" are allocated`} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("intolerant-2 says %q, want it to contain %q (node-1: tainted device, node-2: allocated)", msg, want)
 			}
@@ -98,8 +98,8 @@ func TestDRAAllocatorFeatures(t *testing.T) {
 		}
 		e.create(objects.MakePod("ruled-2", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "rule").Obj())
 		msg := e.waitUnschedulable("ruled-2", "0/4 nodes are available")
-		if !strings.Contains(msg, "1 cannot allocate all claims") {
-			t.Errorf("ruled-2 says %q, want node-3 counted as %q", msg, "cannot allocate all claims")
+		if want := `1 free devices matching request "dev" have taints it does not tolerate (class rule.example.com)`; !strings.Contains(msg, want) {
+			t.Errorf("ruled-2 says %q, want node-3 counted as %q", msg, want)
 		}
 
 		start := time.Now()
@@ -198,7 +198,7 @@ func TestDRAAllocatorFeatures(t *testing.T) {
 		e.create(objects.MakePod("bw-3", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("bw", "bw").Obj())
 		msg := e.waitUnschedulable("bw-3", "0/4 nodes are available")
 		t.Logf("bw-3 (8G of 10G taken, asks 4G): %s", msg)
-		want := "1 cannot allocate all claims, 3 no device matches request \"bw\" (class bw.example.com, selector device.driver == \"bw.example.com\")"
+		want := "1 devices matching request \"bw\" have too little capacity left for it (class bw.example.com), 3 no device matches request \"bw\" (class bw.example.com, selector device.driver == \"bw.example.com\")"
 		if !strings.Contains(msg, want) {
 			t.Errorf("bw-3 says %q, want it to contain %q", msg, want)
 		}
@@ -228,8 +228,8 @@ func TestDRAAllocatorFeatures(t *testing.T) {
 		e.create(objects.MakePod("half", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "half").Obj())
 		msg := e.waitUnschedulable("half", "0/4 nodes are available")
 		t.Logf("half (counters used up by whole): %s", msg)
-		if !strings.Contains(msg, "1 cannot allocate all claims") {
-			t.Errorf("half says %q, want node-3 counted as %q", msg, "cannot allocate all claims")
+		if want := `1 free devices matching request "gpu" need shared counters that other allocations used up (class part.example.com)`; !strings.Contains(msg, want) {
+			t.Errorf("half says %q, want node-3 counted as %q", msg, want)
 		}
 
 		// Deleting the pod makes the resourceclaim controller drop its

@@ -1,0 +1,111 @@
+package clusterstate_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// dump is what `kubectl get nodes,pods,resourceslices,deviceclasses,
+// resourceclaims,resourceclaimtemplates,devicetaintrules,services -A -o
+// yaml` prints, shortened.
+const dump = `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: node-1}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: trainer, namespace: team}
+  spec:
+    containers: [{name: c, image: x}]
+    resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: node-1-gpu}
+  spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: node-1, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu.example.com}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu, namespace: team}
+  spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceTaintRule
+  metadata: {name: maintenance}
+  spec:
+    deviceSelector: {driver: gpu.example.com}
+    taint: {key: maintenance, effect: NoSchedule}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: team}}
+`
+
+func TestEveryKindIsReadUnlessKindsNarrowsThem(t *testing.T) {
+	all := &clusterstate.Objects{}
+	if err := all.Add("dump.yaml", strings.NewReader(dump)); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Nodes) != 1 || len(all.Pods) != 1 || len(all.Slices) != 1 || len(all.Classes) != 1 || len(all.Templates) != 1 || len(all.TaintRules) != 1 {
+		t.Errorf("read %d nodes, %d pods, %d slices, %d classes, %d templates, %d rules; want one of each",
+			len(all.Nodes), len(all.Pods), len(all.Slices), len(all.Classes), len(all.Templates), len(all.TaintRules))
+	}
+	if want := []string{`dump.yaml: document 1, items[6]: skipped Service "team/web" (not used by the allocator)`}; !reflect.DeepEqual(all.Notes, want) {
+		t.Errorf("notes %q, want %q", all.Notes, want)
+	}
+	if got := all.Templates[0].Spec.Spec.Devices.Requests[0].Exactly; got.Count != 1 || got.AllocationMode != resourceapi.DeviceAllocationModeExactCount {
+		t.Errorf("template request %+v, want the API server's defaults (one device, ExactCount)", got)
+	}
+	if got := all.TaintRules[0].Spec.Taint.Effect; got != resourceapi.DeviceTaintEffectNoSchedule {
+		t.Errorf("taint rule effect %q", got)
+	}
+
+	narrow := &clusterstate.Objects{Kinds: []string{clusterstate.KindResourceSlice, clusterstate.KindDeviceClass}}
+	if err := narrow.Add("dump.yaml", strings.NewReader(dump)); err != nil {
+		t.Fatal(err)
+	}
+	if len(narrow.Nodes)+len(narrow.Pods)+len(narrow.Templates)+len(narrow.TaintRules) != 0 || len(narrow.Slices) != 1 || len(narrow.Classes) != 1 {
+		t.Errorf("with Kinds set, read %+v; want only the slice and the class", narrow)
+	}
+	if len(narrow.Notes) != 5 {
+		t.Errorf("notes %q, want one per skipped object (5)", narrow.Notes)
+	}
+}
+
+func TestGetReadsTheSameKindsFromAnAPIServer(t *testing.T) {
+	pod := objects.MakePod("trainer", "team").ClaimFromTemplate("gpu", "one-gpu").Obj()
+	client := fake.NewClientset([]runtime.Object{
+		objects.MakeNode("node-1").Obj(), objects.MakeNode("node-2").Obj(), pod,
+		objects.MakePod("other", "team").Obj(),
+		objects.MakeSlice("node-1-gpu", "gpu.example.com", "node-1").Device("gpu-0", nil).Obj(),
+		objects.DeviceClass("gpu.example.com", "gpu.example.com"),
+		objects.ClaimTemplate("one-gpu", "team", "gpu", "gpu.example.com", 1),
+		objects.ClaimTemplate("elsewhere", "other-team", "gpu", "gpu.example.com", 1),
+		objects.Claim("taken", "other-team", objects.ClaimSpec("gpu", "gpu.example.com", 1)),
+		objects.DeviceTaintRule("maintenance", "gpu.example.com", "node-1", "gpu-0", resourceapi.DeviceTaint{Key: "m", Effect: resourceapi.DeviceTaintEffectNoSchedule}),
+	}...)
+
+	objs, err := clusterstate.Get(t.Context(), client, clusterstate.Query{Namespace: "team", Pod: "trainer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Nodes) != 2 || len(objs.Slices) != 1 || len(objs.Classes) != 1 || len(objs.Claims) != 1 || len(objs.TaintRules) != 1 {
+		t.Errorf("read %d nodes, %d slices, %d classes, %d claims, %d rules; want 2, 1, 1, 1 (from every namespace), 1",
+			len(objs.Nodes), len(objs.Slices), len(objs.Classes), len(objs.Claims), len(objs.TaintRules))
+	}
+	if len(objs.Pods) != 1 || objs.Pods[0].Name != "trainer" {
+		t.Errorf("pods %v, want only the one asked about", objs.Pods)
+	}
+	if len(objs.Templates) != 1 || objs.Templates[0].Name != "one-gpu" {
+		t.Errorf("templates %v, want only the pod's namespace's", objs.Templates)
+	}
+
+	if _, err := clusterstate.Get(t.Context(), client, clusterstate.Query{Namespace: "team", Pod: "missing"}); err == nil || !strings.Contains(err.Error(), "team/missing") {
+		t.Errorf("a missing pod: error %v, want one naming team/missing", err)
+	}
+}

@@ -1,0 +1,82 @@
+package clusterstate
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Query says what Get reads beyond the cluster-wide DRA objects (Nodes,
+// ResourceSlices, DeviceClasses, every ResourceClaim, DeviceTaintRules).
+type Query struct {
+	// Pod, if set, is the one pod read, in Namespace; the
+	// ResourceClaimTemplates of Namespace are read with it.
+	Namespace, Pod string
+}
+
+// Get reads the objects q asks for from an API server, with list and get
+// only. A cluster that does not serve DeviceTaintRules (the
+// DRADeviceTaintRules feature is off) has none.
+func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, error) {
+	objs := &Objects{}
+	list := metav1.ListOptions{}
+	nodes, err := client.CoreV1().Nodes().List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	for i := range nodes.Items {
+		objs.Nodes = append(objs.Nodes, &nodes.Items[i])
+	}
+	res := client.ResourceV1()
+	slices, err := res.ResourceSlices().List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list resourceslices: %w", err)
+	}
+	for i := range slices.Items {
+		objs.Slices = append(objs.Slices, &slices.Items[i])
+	}
+	classes, err := res.DeviceClasses().List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list deviceclasses: %w", err)
+	}
+	for i := range classes.Items {
+		objs.Classes = append(objs.Classes, &classes.Items[i])
+	}
+	claims, err := res.ResourceClaims(metav1.NamespaceAll).List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list resourceclaims in all namespaces: %w", err)
+	}
+	for i := range claims.Items {
+		objs.Claims = append(objs.Claims, &claims.Items[i])
+	}
+	rules, err := res.DeviceTaintRules().List(ctx, list)
+	switch {
+	case apierrors.IsNotFound(err):
+		objs.Notes = append(objs.Notes, "the cluster serves no DeviceTaintRules (the DRADeviceTaintRules feature is off)")
+	case err != nil:
+		return nil, fmt.Errorf("list devicetaintrules: %w", err)
+	default:
+		for i := range rules.Items {
+			objs.TaintRules = append(objs.TaintRules, &rules.Items[i])
+		}
+	}
+	if q.Pod == "" {
+		return objs, nil
+	}
+	pod, err := client.CoreV1().Pods(q.Namespace).Get(ctx, q.Pod, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get pod %s/%s: %w", q.Namespace, q.Pod, err)
+	}
+	objs.Pods = append(objs.Pods, pod)
+	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list resourceclaimtemplates in %s: %w", q.Namespace, err)
+	}
+	for i := range templates.Items {
+		objs.Templates = append(objs.Templates, &templates.Items[i])
+	}
+	return objs, nil
+}
