@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocatorfeatures"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/scheme"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
@@ -102,7 +103,7 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			client:      h.ClientSet(),
 			draManager:  h.SharedDRAManager(),
 			fts:         fts,
-			features:    allocatorFeatures(fts),
+			features:    allocatorfeatures.FromScheduler(fts),
 			args:        args,
 			policy:      policy,
 			bindingPoll: bindingPollInterval,
@@ -116,24 +117,6 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 // NewFactory's result instead, so that they share state.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	return NewFactory(Options{})(ctx, obj, h)
-}
-
-// allocatorFeatures maps the scheduler's feature gates to the allocator's
-// features, as the in-tree plugin does.
-func allocatorFeatures(fts feature.Features) structured.Features {
-	return structured.Features{
-		AdminAccess:             fts.EnableDRAAdminAccess,
-		PrioritizedList:         fts.EnableDRAPrioritizedList,
-		PartitionableDevices:    fts.EnableDRAPartitionableDevices,
-		DeviceTaints:            fts.EnableDRADeviceTaints,
-		DeviceBindingAndStatus:  fts.EnableDRADeviceBindingConditions && fts.EnableDRAResourceClaimDeviceStatus,
-		ConsumableCapacity:      fts.EnableDRAConsumableCapacity,
-		FractionalCapacityRange: fts.EnableDRAFractionalCapacityRange,
-		ListTypeAttributes:      fts.EnableDRAListTypeAttributes,
-		OptionalNodeOperations:  fts.EnableDRAOptionalNodeOperations,
-		DerivedAttributes:       fts.EnableDRADerivedAttributes,
-		CompatibilityGroups:     fts.EnableDRADeviceCompatibilityGroups,
-	}
 }
 
 // Name returns the plugin's name.

@@ -12,10 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -186,39 +184,6 @@ func TestBindingTimedOut(t *testing.T) {
 			pl := &DRAAllocator{args: &config.DRAAllocatorArgs{BindingTimeout: metav1.Duration{Duration: timeout}}}
 			if got := pl.bindingTimedOut(tc.claim); got != tc.want {
 				t.Errorf("bindingTimedOut = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestAllocatorFeatures(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		gates func(*feature.Features)
-		want  structured.Features
-	}{
-		{"no gate enables nothing", func(*feature.Features) {}, structured.Features{}},
-		{"DRAAdminAccess enables AdminAccess", func(f *feature.Features) { f.EnableDRAAdminAccess = true }, structured.Features{AdminAccess: true}},
-		{"DRAPrioritizedList enables PrioritizedList", func(f *feature.Features) { f.EnableDRAPrioritizedList = true }, structured.Features{PrioritizedList: true}},
-		{"DRAPartitionableDevices enables PartitionableDevices", func(f *feature.Features) { f.EnableDRAPartitionableDevices = true }, structured.Features{PartitionableDevices: true}},
-		{"DRADeviceTaints enables DeviceTaints", func(f *feature.Features) { f.EnableDRADeviceTaints = true }, structured.Features{DeviceTaints: true}},
-		{"DRAConsumableCapacity enables ConsumableCapacity", func(f *feature.Features) { f.EnableDRAConsumableCapacity = true }, structured.Features{ConsumableCapacity: true}},
-		{"DRAFractionalCapacityRange enables FractionalCapacityRange", func(f *feature.Features) { f.EnableDRAFractionalCapacityRange = true }, structured.Features{FractionalCapacityRange: true}},
-		{"DRAListTypeAttributes enables ListTypeAttributes", func(f *feature.Features) { f.EnableDRAListTypeAttributes = true }, structured.Features{ListTypeAttributes: true}},
-		{"DRAOptionalNodeOperations enables OptionalNodeOperations", func(f *feature.Features) { f.EnableDRAOptionalNodeOperations = true }, structured.Features{OptionalNodeOperations: true}},
-		{"DRADerivedAttributes enables DerivedAttributes", func(f *feature.Features) { f.EnableDRADerivedAttributes = true }, structured.Features{DerivedAttributes: true}},
-		{"DRADeviceCompatibilityGroups enables CompatibilityGroups", func(f *feature.Features) { f.EnableDRADeviceCompatibilityGroups = true }, structured.Features{CompatibilityGroups: true}},
-		{"DRADeviceBindingConditions alone does not enable DeviceBindingAndStatus", func(f *feature.Features) { f.EnableDRADeviceBindingConditions = true }, structured.Features{}},
-		{"DRAResourceClaimDeviceStatus alone does not enable DeviceBindingAndStatus", func(f *feature.Features) { f.EnableDRAResourceClaimDeviceStatus = true }, structured.Features{}},
-		{"both binding gates enable DeviceBindingAndStatus", func(f *feature.Features) {
-			f.EnableDRADeviceBindingConditions, f.EnableDRAResourceClaimDeviceStatus = true, true
-		}, structured.Features{DeviceBindingAndStatus: true}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var fts feature.Features
-			tc.gates(&fts)
-			if got := allocatorFeatures(fts); got != tc.want {
-				t.Errorf("allocatorFeatures = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocatorfeatures"
 )
 
 // celCacheSize bounds the compiled CEL expressions kept by the CEL cache.
@@ -60,7 +61,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 	})
 	sh := &shared{
 		inv:       newInventoryFeed(allocator.NewMatcher(celCache)),
-		allocated: allocator.NewTracker(allocatorFeatures(fts)),
+		allocated: allocator.NewTracker(allocatorfeatures.FromScheduler(fts)),
 		requeue:   newRequeuer(h, logger),
 		guard:     &guard{logger: logger, hooks: hooks},
 		latency:   newLatencies(),

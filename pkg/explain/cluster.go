@@ -1,0 +1,183 @@
+package explain
+
+import (
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/taintrules"
+)
+
+// Scoring strategies, as DRAAllocatorArgs names them.
+const (
+	ScoreFirstAvailable = "FirstAvailable"
+	ScoreMostAllocated  = "MostAllocated"
+	ScoreLeastAllocated = "LeastAllocated"
+)
+
+// Settings are the scheduler's: its feature gates, its plugin's device
+// selection policy and scoring strategy.
+type Settings struct {
+	Features structured.Features
+	Policy   allocator.Policy
+	// Scoring is one of the Score* strategies; empty is FirstAvailable.
+	Scoring string
+	// PodGroupClaims accepts claims owned by the pod's PodGroup (the
+	// DRAWorkloadResourceClaims feature).
+	PodGroupClaims bool
+	// Candidates is how many fitting nodes a report lists with their
+	// devices; 0 is 5.
+	Candidates int
+}
+
+// Cluster is the cluster state the scheduler would see, ready to be asked
+// about pods.
+type Cluster struct {
+	objs     *clusterstate.Objects
+	settings Settings
+	nodes    []*v1.Node
+	inv      *inventory.Inventory
+	classes  classLister
+	matcher  *allocator.Matcher
+	state    structured.AllocatedState
+	// Notes are what a reader should know about the input.
+	Notes []string
+}
+
+// NewCluster builds the cluster state from objs.
+func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
+	if settings.Candidates <= 0 {
+		settings.Candidates = 5
+	}
+	if settings.Scoring == "" {
+		settings.Scoring = ScoreFirstAvailable
+	}
+	c := &Cluster{objs: objs, settings: settings, inv: inventory.New(), classes: classLister(objs.Classes), Notes: objs.Notes}
+	c.matcher = allocator.NewMatcher(cel.NewCache(1000, cel.Features{EnableConsumableCapacity: settings.Features.ConsumableCapacity}))
+	var rules []*resourceapi.DeviceTaintRule
+	if settings.Features.DeviceTaints {
+		rules = objs.TaintRules
+	}
+	for _, s := range objs.Slices {
+		c.inv.Set(taintrules.Apply(s, rules))
+	}
+	c.state = allocatedState(objs.Claims)
+	c.nodes = nodesOf(objs)
+	if len(objs.Nodes) == 0 && len(c.nodes) > 0 {
+		c.Notes = append(c.Notes, "no Node objects given: nodes are made up from the slices' nodeName, with no labels but their hostname")
+	}
+	return c
+}
+
+// Nodes returns the cluster's nodes, sorted by name.
+func (c *Cluster) Nodes() []*v1.Node { return c.nodes }
+
+// allocator returns an allocator over the cluster's inventory with state
+// as the allocated devices.
+func (c *Cluster) allocator(state structured.AllocatedState) *allocator.Allocator {
+	return allocator.New(c.settings.Features, state, c.classes, c.inv, c.matcher, c.settings.Policy)
+}
+
+// allocatedState is what the allocated claims hold, as the scheduler's
+// claim tracker records it: dedicated devices, shares with their consumed
+// capacity; admin-access results hold nothing.
+func allocatedState(claims []*resourceapi.ResourceClaim) structured.AllocatedState {
+	st := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	for _, claim := range claims {
+		if claim.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range claim.Status.Allocation.Devices.Results {
+			if r.AdminAccess != nil && *r.AdminAccess {
+				continue
+			}
+			id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+			if r.ShareID == nil {
+				st.AllocatedDevices.Insert(id)
+				continue
+			}
+			st.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
+			if r.ConsumedCapacity != nil {
+				st.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			}
+		}
+	}
+	return st
+}
+
+// nodesOf returns the Node objects, or, without any, a node per slice
+// nodeName; sorted by name.
+func nodesOf(objs *clusterstate.Objects) []*v1.Node {
+	nodes := append([]*v1.Node(nil), objs.Nodes...)
+	if len(nodes) == 0 {
+		known := map[string]bool{}
+		for _, s := range objs.Slices {
+			name := s.Spec.NodeName
+			if name == nil || *name == "" || known[*name] {
+				continue
+			}
+			known[*name] = true
+			nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: *name, Labels: map[string]string{v1.LabelHostname: *name}}})
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	return nodes
+}
+
+// classLister serves DeviceClasses from the objects read.
+type classLister []*resourceapi.DeviceClass
+
+func (l classLister) List() ([]*resourceapi.DeviceClass, error) { return l, nil }
+
+func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
+	for _, c := range l {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
+}
+
+// claim returns the claim namespace/name, or nil.
+func (c *Cluster) claim(namespace, name string) *resourceapi.ResourceClaim {
+	for _, claim := range c.objs.Claims {
+		if claim.Namespace == namespace && claim.Name == name {
+			return claim
+		}
+	}
+	return nil
+}
+
+// template returns the template namespace/name, or nil.
+func (c *Cluster) template(namespace, name string) *resourceapi.ResourceClaimTemplate {
+	for _, t := range c.objs.Templates {
+		if t.Namespace == namespace && t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// FindPod returns the pod namespace/name from the objects read.
+func (c *Cluster) FindPod(namespace, name string) (*v1.Pod, error) {
+	for _, p := range c.objs.Pods {
+		if p.Namespace == namespace && p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("pod %s/%s is not in the input", namespace, name)
+}

@@ -1,0 +1,38 @@
+// Package explain answers "why is this pod pending, and where could it
+// run?" for a pod with ResourceClaims, with the scheduler's own allocator
+// (pkg/allocator), policy and feature gates, over a cluster read live or
+// from a dump (pkg/clusterstate).
+//
+// # Design
+//
+// Cluster holds one inventory of every ResourceSlice (DeviceTaintRules
+// applied, as the scheduler's slice tracker applies them) and the
+// allocated state of every allocated claim. Pod resolves the pod's claims
+// as the scheduler does (a template's claim is named in the pod's status;
+// one not created yet is made from the template as the resourceclaim
+// controller would), rejects what the scheduler rejects before looking at
+// nodes (a missing claim or class, a claim in use), then asks every node:
+//
+//   - the checks every node gets from kube-scheduler's default plugins
+//     that decide most pending GPU pods (spec.nodeName, node selector and
+//     required affinity, unschedulable nodes, untolerated NoSchedule and
+//     NoExecute node taints) and the node selectors of claims already
+//     allocated;
+//   - Allocator.Diagnose for the claims still to allocate: the devices
+//     they would get, or the finding with every request's device counts.
+//
+// Nodes that fail are grouped by reason, with the counts of example
+// nodes; nodes that fit are ranked as the plugin's scoring strategy ranks
+// them. The same claims are then asked about on the cluster with nothing
+// allocated, which tells "too big for any node" apart from "all taken".
+//
+// # Invariants
+//
+//   - Read-only: nothing is written anywhere; inputs are not modified.
+//   - A node "fits" exactly when the scheduler's DRAAllocator Filter
+//     would pass it given the same objects (same allocator, features and
+//     allocated state); in-flight allocations the scheduler holds in
+//     memory are not visible here.
+//   - Other resources (CPU, memory, pods per node, ports, topology
+//     spread, inter-pod affinity) are not checked; the report says so.
+package explain

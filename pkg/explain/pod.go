@@ -1,0 +1,274 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// PodReport tells why a pod is pending and where it could run.
+type PodReport struct {
+	Pod           string `json:"pod"`
+	SchedulerName string `json:"schedulerName"`
+	// NodeName is set when the pod is bound already.
+	NodeName string  `json:"nodeName,omitempty"`
+	Claims   []Claim `json:"claims"`
+	// Problems keep the scheduler from trying any node (a missing claim or
+	// class, a claim in use); when there are any, nodes are not asked.
+	Problems []string `json:"problems,omitempty"`
+	// Verdict is the answer in one sentence.
+	Verdict string `json:"verdict"`
+	// Now is the answer on the cluster as it is; Empty the same question
+	// with nothing allocated, which tells "too big for any node" apart
+	// from "all taken".
+	Now   Answer `json:"now"`
+	Empty Answer `json:"emptyCluster"`
+	// Notes are caveats about the input and what is not checked.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Answer is where the pod's claims fit, and why not elsewhere.
+type Answer struct {
+	// Nodes counts the nodes asked; FitNodes lists those where the pod
+	// fits, by name.
+	Nodes    int      `json:"nodes"`
+	FitNodes []string `json:"fitNodes"`
+	// Candidates are the best nodes, as the plugin's scoring strategy
+	// ranks them, with the devices the claims would get (Now only).
+	Candidates []Candidate `json:"candidates,omitempty"`
+	// NotFit groups the other nodes by reason, most nodes first.
+	NotFit []ReasonGroup `json:"notFit,omitempty"`
+}
+
+// Candidate is a node where the pod fits.
+type Candidate struct {
+	Node  string `json:"node"`
+	Score int64  `json:"score"`
+	// Devices are what each claim would get, as "<pod claim>/<request>:
+	// <driver>/<pool>/<device>".
+	Devices []string `json:"devices"`
+}
+
+// ReasonGroup is the nodes that fail for one reason.
+type ReasonGroup struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+	// Examples are the first nodes (by name), with what each request
+	// finds there.
+	Examples []NodeDetail `json:"examples"`
+}
+
+// maxExamples bounds a group's examples.
+const maxExamples = 3
+
+// NodeDetail is what the requests find on one node.
+type NodeDetail struct {
+	Node     string         `json:"node"`
+	Requests []RequestCount `json:"requests,omitempty"`
+}
+
+// RequestCount is one request's devices on one node (allocator.RequestReport
+// with the claim named).
+type RequestCount struct {
+	Claim     string   `json:"claim"`
+	Request   string   `json:"request"`
+	Class     string   `json:"class"`
+	Selectors []string `json:"selectors,omitempty"`
+	Need      int      `json:"need"`
+	Matching  int      `json:"matching"`
+	Allocated int      `json:"allocated"`
+	Tainted   int      `json:"tainted"`
+	// CountersExhausted and CapacityExhausted are matching devices whose
+	// shared counters or capacity are used up.
+	CountersExhausted int `json:"countersExhausted"`
+	CapacityExhausted int `json:"capacityExhausted"`
+	Usable            int `json:"usable"`
+}
+
+// notChecked is the caveat every report carries.
+const notChecked = "only node name, node affinity and selector, unschedulable nodes, node taints and devices are checked; CPU, memory, pod count, ports and inter-pod rules are not"
+
+// Pod explains pod: which of its claims need devices, and on which nodes
+// they fit now and on an empty cluster.
+func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
+	r := &PodReport{
+		Pod:           pod.Namespace + "/" + pod.Name,
+		SchedulerName: pod.Spec.SchedulerName,
+		NodeName:      pod.Spec.NodeName,
+		Notes:         append(append([]string(nil), c.Notes...), notChecked),
+	}
+	r.Claims, r.Problems = c.podClaims(pod)
+	if len(r.Problems) > 0 {
+		r.Verdict = "the scheduler cannot try any node: " + r.Problems[0]
+		return r, nil
+	}
+	nc, err := newNodeCheck(pod, r.Claims)
+	if err != nil {
+		return nil, err
+	}
+	var toAllocate []*resourceapi.ResourceClaim
+	var names []string
+	for _, cl := range r.Claims {
+		if cl.State == ClaimToAllocate || cl.State == ClaimNotCreated {
+			toAllocate = append(toAllocate, cl.obj)
+			names = append(names, cl.PodClaim)
+		}
+	}
+	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names}
+	if r.Now, err = c.answer(ctx, q, c.state, true); err != nil {
+		return nil, err
+	}
+	if r.Empty, err = c.answer(ctx, q, structured.AllocatedState{}, false); err != nil {
+		return nil, err
+	}
+	r.Verdict = verdict(r)
+	return r, nil
+}
+
+// question is what every node is asked.
+type question struct {
+	nodeCheck  *nodeCheck
+	claims     []*resourceapi.ResourceClaim
+	claimNames []string
+}
+
+// answer asks every node, with state as the allocated devices; rank says
+// whether to rank candidates and keep their devices.
+func (c *Cluster) answer(ctx context.Context, q question, state structured.AllocatedState, rank bool) (Answer, error) {
+	a := c.allocator(state)
+	ans := Answer{Nodes: len(c.nodes), FitNodes: []string{}}
+	groups := map[string]*ReasonGroup{}
+	fail := func(node, reason string, requests []RequestCount) {
+		g := groups[reason]
+		if g == nil {
+			g = &ReasonGroup{Reason: reason}
+			groups[reason] = g
+		}
+		g.Count++
+		if len(g.Examples) < maxExamples {
+			g.Examples = append(g.Examples, NodeDetail{Node: node, Requests: requests})
+		}
+	}
+	for _, node := range c.nodes {
+		if reason := q.nodeCheck.reject(node); reason != "" {
+			fail(node.Name, reason, nil)
+			continue
+		}
+		if len(q.claims) == 0 {
+			ans.FitNodes = append(ans.FitNodes, node.Name)
+			continue
+		}
+		d, err := a.Diagnose(ctx, node, q.claims)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Answer{}, err
+			}
+			fail(node.Name, "error: "+err.Error(), nil)
+			continue
+		}
+		if !d.Fits() {
+			fail(node.Name, d.Explanation.String(), q.counts(d.Requests))
+			continue
+		}
+		ans.FitNodes = append(ans.FitNodes, node.Name)
+		if rank {
+			ans.Candidates = append(ans.Candidates, Candidate{
+				Node:    node.Name,
+				Score:   c.score(a, node, q.claims, d.Results),
+				Devices: q.devices(d.Results),
+			})
+		}
+	}
+	sort.SliceStable(ans.Candidates, func(i, j int) bool { return ans.Candidates[i].Score > ans.Candidates[j].Score })
+	if len(ans.Candidates) > c.settings.Candidates {
+		ans.Candidates = ans.Candidates[:c.settings.Candidates]
+	}
+	for _, g := range groups {
+		ans.NotFit = append(ans.NotFit, *g)
+	}
+	sort.Slice(ans.NotFit, func(i, j int) bool {
+		if ans.NotFit[i].Count != ans.NotFit[j].Count {
+			return ans.NotFit[i].Count > ans.NotFit[j].Count
+		}
+		return ans.NotFit[i].Reason < ans.NotFit[j].Reason
+	})
+	return ans, nil
+}
+
+// counts names the claims of the allocator's request reports.
+func (q question) counts(reports []allocator.RequestReport) []RequestCount {
+	out := make([]RequestCount, 0, len(reports))
+	for _, r := range reports {
+		out = append(out, RequestCount{
+			Claim: q.claimNames[r.Claim], Request: r.Request, Class: r.Class, Selectors: r.Selectors, Need: r.Need,
+			Matching: r.Matching, Allocated: r.Allocated, Tainted: r.Tainted,
+			CountersExhausted: r.CountersExhausted, CapacityExhausted: r.CapacityExhausted, Usable: r.Usable,
+		})
+	}
+	return out
+}
+
+// devices lists what each claim would get.
+func (q question) devices(results []resourceapi.AllocationResult) []string {
+	var out []string
+	for i, res := range results {
+		for _, d := range describeResults(res.Devices.Results) {
+			out = append(out, q.claimNames[i]+"/"+d)
+		}
+	}
+	return out
+}
+
+// score ranks a fitting node as the plugin's scoring strategy does.
+func (c *Cluster) score(a *allocator.Allocator, node *v1.Node, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) int64 {
+	switch c.settings.Scoring {
+	case ScoreMostAllocated, ScoreLeastAllocated:
+		used, total := a.Occupancy(node, results)
+		if total == 0 {
+			return 0
+		}
+		s := int64(used) * 100 / int64(total)
+		if c.settings.Scoring == ScoreLeastAllocated {
+			s = 100 - s
+		}
+		return s
+	}
+	var s int64
+	for i, claim := range claims {
+		chosen := sets.New[string]()
+		for _, res := range results[i].Devices.Results {
+			chosen.Insert(res.Request)
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			for k, sub := range req.FirstAvailable {
+				if chosen.Has(resourceclaim.CreateSubRequestRef(req.Name, sub.Name)) {
+					s += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - k)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// verdict sums the report up in one sentence.
+func verdict(r *PodReport) string {
+	now, empty := len(r.Now.FitNodes), len(r.Empty.FitNodes)
+	switch {
+	case r.NodeName != "":
+		return fmt.Sprintf("bound to node %s", r.NodeName)
+	case now > 0:
+		return fmt.Sprintf("fits on %d of %d nodes now", now, r.Now.Nodes)
+	case empty > 0:
+		return fmt.Sprintf("fits on no node now, but on %d of %d nodes with nothing allocated: the devices it needs are taken or blocked", empty, r.Empty.Nodes)
+	default:
+		return fmt.Sprintf("fits on none of %d nodes, even with nothing allocated: no node can hold its claims", r.Empty.Nodes)
+	}
+}

@@ -1,0 +1,103 @@
+package explain
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the report for people, kubectl describe style.
+func (r *PodReport) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(tw, format, args...) }
+	p("Pod:\t%s\n", r.Pod)
+	p("Scheduler:\t%s\n", r.SchedulerName)
+	p("Verdict:\t%s\n", r.Verdict)
+	if len(r.Claims) > 0 {
+		p("Claims:\n")
+		for _, c := range r.Claims {
+			from := ""
+			if c.Template != "" {
+				from = "from template " + c.Template
+			}
+			p("  %s\t%s\t%s\t%s\n", c.PodClaim, c.Name, from, c.State)
+			for _, d := range c.Devices {
+				p("  \t  %s\n", d)
+			}
+		}
+	}
+	for _, problem := range r.Problems {
+		p("Problem:\t%s\n", problem)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Problems) == 0 {
+		writeAnswer(w, "Now", r.Now)
+		writeAnswer(w, "With nothing allocated", r.Empty)
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(w, "Notes:")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+	return nil
+}
+
+func writeAnswer(w io.Writer, title string, a Answer) {
+	fmt.Fprintf(w, "%s: fits on %d of %d nodes", title, len(a.FitNodes), a.Nodes)
+	if n := len(a.FitNodes); n > 0 && len(a.Candidates) == 0 {
+		fmt.Fprintf(w, ": %s", joinSome(a.FitNodes, 10))
+	}
+	fmt.Fprintln(w)
+	if len(a.Candidates) > 0 {
+		fmt.Fprintln(w, "  Best nodes (score, devices):")
+		for _, c := range a.Candidates {
+			fmt.Fprintf(w, "    %s (%d): %s\n", c.Node, c.Score, strings.Join(c.Devices, ", "))
+		}
+	}
+	for _, g := range a.NotFit {
+		fmt.Fprintf(w, "  %d %s: %s\n", g.Count, plural(g.Count, "node", "nodes"), g.Reason)
+		for _, ex := range g.Examples {
+			if len(ex.Requests) == 0 {
+				fmt.Fprintf(w, "      %s\n", ex.Node)
+				continue
+			}
+			for _, rc := range ex.Requests {
+				fmt.Fprintf(w, "      %s: claim %s, request %s (class %s): %s\n", ex.Node, rc.Claim, rc.Request, rc.Class, rc.describe())
+			}
+		}
+	}
+}
+
+// describe reads like "needs 9; 8 match: 3 allocated, 5 usable".
+func (rc RequestCount) describe() string {
+	parts := []string{}
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(rc.Allocated, "allocated")
+	add(rc.Tainted, "tainted (not tolerated)")
+	add(rc.CountersExhausted, "with shared counters used up")
+	add(rc.CapacityExhausted, "with capacity used up")
+	parts = append(parts, fmt.Sprintf("%d usable", rc.Usable))
+	return fmt.Sprintf("needs %d; %d match: %s", rc.Need, rc.Matching, strings.Join(parts, ", "))
+}
+
+func joinSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
