@@ -105,7 +105,7 @@ func TestAPodFromATemplateIsToldWhereItFitsAndWhyNotElsewhere(t *testing.T) {
 		t.Errorf("candidates %+v, want node-2 with both its GPUs", r.Now.Candidates)
 	}
 	wantNow := map[string][]string{
-		`all devices matching request "gpu" are allocated`:                                                        {"node-1"},
+		`all devices matching request "gpu" are allocated`:                                                          {"node-1"},
 		`request "gpu" needs 2 matching devices, more than the node has, allocated or free (class gpu.example.com)`: {"node-3"},
 		"node(s) were unschedulable": {"node-4"},
 		`free devices matching request "gpu" have taints it does not tolerate (class gpu.example.com)`: {"node-5"},
