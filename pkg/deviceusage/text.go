@@ -1,0 +1,53 @@
+package deviceusage
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the report as two tables, per class and per pool.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLASS\tDEVICES\tALLOCATED\tSHARED\tFREE")
+	for _, c := range r.Classes {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", c.Class, c.Devices, c.Allocated, c.Shared, c.Free)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "DRIVER/POOL\tNODE\tDEVICES\tALLOCATED\tSHARED\tFREE\tCOUNTERS AND CAPACITY IN USE")
+	for _, p := range r.Pools {
+		name := p.Driver + "/" + p.Pool
+		if p.Incomplete {
+			name += " (incomplete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", name, dash(p.Node), p.Devices, p.Allocated, p.Shared, p.Free, consumption(append(p.Counters, p.Capacity...)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	return nil
+}
+
+// consumption lists what is in use, as "name used/total"; unused ones are
+// left out.
+func consumption(cs []Consumption) string {
+	var parts []string
+	for _, c := range cs {
+		if c.Used.IsZero() {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s/%s", c.Name, c.Used.String(), c.Total.String()))
+	}
+	return dash(strings.Join(parts, ", "))
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
