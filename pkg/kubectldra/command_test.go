@@ -1,0 +1,147 @@
+package kubectldra_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceusage"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
+	"github.com/dra-scheduler/dra-scheduler/pkg/kubectldra"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+const driver = "gpu.example.com"
+
+// writeDump writes objects as `kubectl get -o yaml` prints them: one List.
+func writeDump(t *testing.T) string {
+	t.Helper()
+	typed := func(obj any, gv schema.GroupVersion, kind string) any {
+		m, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u map[string]any
+		if err := json.Unmarshal(m, &u); err != nil {
+			t.Fatal(err)
+		}
+		u["apiVersion"], u["kind"] = gv.String(), kind
+		return u
+	}
+	core, res := v1.SchemeGroupVersion, resourceapi.SchemeGroupVersion
+	items := []any{
+		typed(objects.MakeNode("node-1").Obj(), core, "Node"),
+		typed(objects.MakeNode("node-2").Obj(), core, "Node"),
+		typed(objects.MakePod("trainer", "team").ClaimFromTemplate("gpu", "two-gpus").Obj(), core, "Pod"),
+		typed(objects.MakeSlice("node-1-gpu", driver, "node-1").Device("gpu-0", nil).Device("gpu-1", nil).Obj(), res, "ResourceSlice"),
+		typed(objects.MakeSlice("node-2-gpu", driver, "node-2").Device("gpu-0", nil).Device("gpu-1", nil).
+			Taint("maintenance", "", resourceapi.DeviceTaintEffectNoSchedule).Obj(), res, "ResourceSlice"),
+		typed(objects.DeviceClass(driver, driver), res, "DeviceClass"),
+		typed(objects.ClaimTemplate("two-gpus", "team", "gpu", driver, 2), res, "ResourceClaimTemplate"),
+	}
+	data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": metav1.ListMeta{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := kubectldra.NewCommand(strings.NewReader(""), &out, &errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(t.Context())
+	return out.String(), err
+}
+
+func TestExplainPodFromADumpAnswersWithTheSchedulersFeatureGates(t *testing.T) {
+	dump := writeDump(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"with the default gates a tainted device is not taken", nil, []string{"node-1"}},
+		{"with DRADeviceTaints off, as a scheduler with it off, the taint is ignored", []string{"--feature-gates", "DRADeviceTaintRules=false,DRADeviceTaints=false"}, []string{"node-1", "node-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(t, append([]string{"explain", "pod", "trainer", "-n", "team", "--from", dump, "-o", "json"}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("explain: %v\n%s", err, out)
+			}
+			var r explain.PodReport
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("output is not a report: %v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(r.Now.FitNodes, tc.want) {
+				t.Errorf("fits on %v, want %v", r.Now.FitNodes, tc.want)
+			}
+		})
+	}
+
+	text, err := run(t, "explain", "pod", "trainer", "-n", "team", "--from", dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Verdict:    fits on 1 of 2 nodes now",
+		"node-1 (0): gpu/gpu: gpu.example.com/node-1/gpu-0, gpu/gpu: gpu.example.com/node-1/gpu-1",
+		`1 node: free devices matching request "gpu" have taints it does not tolerate (class gpu.example.com)`,
+		"node-2: claim gpu, request gpu (class gpu.example.com): needs 2; 2 match: 1 tainted (not tolerated), 1 usable",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestUsageFromADump(t *testing.T) {
+	out, err := run(t, "usage", "--from", writeDump(t), "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r deviceusage.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output is not a report: %v\n%s", err, out)
+	}
+	if want := []deviceusage.ClassUsage{{Class: driver, Counts: deviceusage.Counts{Devices: 4, Free: 4}}}; !reflect.DeepEqual(r.Classes, want) {
+		t.Errorf("classes %+v, want %+v", r.Classes, want)
+	}
+}
+
+func TestBadArgumentsAreRefusedWithTheFix(t *testing.T) {
+	dump := writeDump(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"an unknown output format", []string{"usage", "--from", dump, "-o", "yaml"}, `--output "yaml": want text or json`},
+		{"an unknown policy", []string{"explain", "pod", "trainer", "--from", dump, "--policy", "BestFit"}, `--policy "BestFit": want FirstFit or Packing`},
+		{"an unknown scoring strategy", []string{"explain", "pod", "trainer", "--from", dump, "--scoring", "Random"}, `--scoring "Random"`},
+		{"an unknown feature gate", []string{"explain", "pod", "trainer", "--from", dump, "--feature-gates", "NoSuchGate=true"}, "--feature-gates: unrecognized feature gate: NoSuchGate"},
+		{"a pod the dump lacks", []string{"explain", "pod", "nope", "-n", "team", "--from", dump}, "kubectl get pod nope -n team -o yaml"},
+		{"a missing file", []string{"usage", "--from", filepath.Join(t.TempDir(), "missing.yaml")}, "missing.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package kubectldra
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocatorfeatures"
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
+)
+
+// schedulerFlags are the scheduler settings explain assumes.
+type schedulerFlags struct {
+	featureGates string
+	policy       string
+	scoring      string
+	candidates   int
+}
+
+func (s *schedulerFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&s.featureGates, "feature-gates", "", "the scheduler's --feature-gates (key=value pairs, e.g. DRAConsumableCapacity=true); default: Kubernetes 1.37's defaults")
+	f.StringVar(&s.policy, "policy", string(allocator.FirstFit), "the plugin's deviceSelectionPolicy: FirstFit or Packing")
+	f.StringVar(&s.scoring, "scoring", explain.ScoreFirstAvailable, "the plugin's scoringStrategy type: FirstAvailable, MostAllocated or LeastAllocated")
+	f.IntVar(&s.candidates, "candidates", 5, "how many nodes where the pod fits to list with their devices")
+}
+
+// settings turns the flags into explain's settings.
+func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain.Settings, error) {
+	if s.featureGates != "" {
+		if err := gates.Set(s.featureGates); err != nil {
+			return explain.Settings{}, fmt.Errorf("--feature-gates: %w", err)
+		}
+	}
+	policy := allocator.Policy(s.policy)
+	if !slices.Contains(allocator.Policies, policy) {
+		return explain.Settings{}, fmt.Errorf("--policy %q: want FirstFit or Packing", s.policy)
+	}
+	switch s.scoring {
+	case explain.ScoreFirstAvailable, explain.ScoreMostAllocated, explain.ScoreLeastAllocated:
+	default:
+		return explain.Settings{}, fmt.Errorf("--scoring %q: want FirstAvailable, MostAllocated or LeastAllocated", s.scoring)
+	}
+	if s.candidates < 1 {
+		return explain.Settings{}, fmt.Errorf("--candidates %d: want at least 1", s.candidates)
+	}
+	return explain.Settings{
+		Features:       allocatorfeatures.FromGates(gates),
+		PodGroupClaims: feature.NewSchedulerFeaturesFromGates(gates).EnableDRAWorkloadResourceClaims,
+		Policy:         policy,
+		Scoring:        s.scoring,
+		Candidates:     s.candidates,
+	}, nil
+}
+
+func newExplainCommand(o *options) *cobra.Command {
+	explainCmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Explain DRA scheduling decisions",
+	}
+	s := &schedulerFlags{}
+	pod := &cobra.Command{
+		Use:   "pod NAME",
+		Short: "Why a pod is pending and where it could run",
+		Long: `For each of the pod's claims (a template's claim named as the resourceclaim
+controller names it), every node grouped by reason, with the counts of each
+request's devices (matching, allocated, tainted, counters or capacity used up,
+usable); the best nodes with the devices the claims would get; and the same
+question with nothing allocated, which tells "too big for any node" apart from
+"all taken".`,
+		Example: `  kubectl dra explain pod trainer-0 -n ml
+  kubectl dra explain pod trainer-0 -n ml -o json
+  kubectl get nodes,pods,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates -A -o yaml > cluster.yaml
+  kubectl dra explain pod trainer-0 -n ml --from cluster.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.checkOutput(); err != nil {
+				return err
+			}
+			settings, err := s.settings(newFeatureGate())
+			if err != nil {
+				return err
+			}
+			ns, err := o.resolveNamespace()
+			if err != nil {
+				return err
+			}
+			objs, err := o.objects(cmd.Context(), clusterstate.Query{Namespace: ns, Pod: args[0]})
+			if err != nil {
+				return err
+			}
+			c := explain.NewCluster(objs, settings)
+			p, err := c.FindPod(ns, args[0])
+			if err != nil {
+				return fmt.Errorf("%w (the files given to --from must include it: kubectl get pod %s -n %s -o yaml)", err, args[0], ns)
+			}
+			report, err := c.Pod(cmd.Context(), p)
+			if err != nil {
+				return fmt.Errorf("explain pod %s/%s: %w", ns, args[0], err)
+			}
+			return o.write(report, report.WriteText)
+		},
+	}
+	s.register(pod)
+	explainCmd.AddCommand(pod)
+	return explainCmd
+}
