@@ -26,9 +26,11 @@ TEST_TIMEOUT  ?= 20m
 
 all: build
 
-## build: bin/dra-scheduler
+## build: bin/dra-scheduler and bin/kubectl-dra (the kubectl plugin: put
+## it on PATH for `kubectl dra`)
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/dra-scheduler ./cmd/dra-scheduler
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-dra ./cmd/kubectl-dra
 
 ## test: unit and integration tests (real kube-apiserver and etcd), the
 ## scheduler_perf smoke test, then a smoke test of the built binary. This is
@@ -52,9 +54,9 @@ PERF_SMOKE_RUN ?= Test.*/^(dra|dra_extendedresource)$$/.*/.*/fast
 test-perf-smoke: $(BIN)/etcd
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(PERF_SMOKE_RUN)' ./test/perf
 
-## smoke: the built binary answers --version and --help.
+## smoke: the built binaries answer --version and --help.
 smoke:
-	hack/smoke.sh $(BIN)/dra-scheduler $(KUBE_VERSION)
+	hack/smoke.sh $(BIN)/dra-scheduler $(KUBE_VERSION) $(BIN)/kubectl-dra
 
 ## test-race: the race detector over RACE_PKGS, by default every package
 ## whose tests start no kube-apiserver and do not link kube-scheduler's

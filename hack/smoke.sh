@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# smoke.sh BINARY KUBE_VERSION: the built dra-scheduler answers --version
-# with its own name and the Kubernetes version it embeds, and --help with
-# kube-scheduler's flags.
+# smoke.sh BINARY KUBE_VERSION PLUGIN: the built dra-scheduler answers
+# --version with its own name and the Kubernetes version it embeds, and
+# --help with kube-scheduler's flags; the kubectl plugin lists its
+# commands and explain's flags.
 set -euo pipefail
-bin="$1" kube="$2"
+bin="$1" kube="$2" plugin="$3"
 
 version="$("$bin" --version)"
 echo "$version"
@@ -13,5 +14,9 @@ echo "$version"
 help="$("$bin" --help)"
 for flag in --config --kubeconfig --leader-elect --secure-port --feature-gates; do
   grep -q -- "$flag" <<<"$help" || { echo "--help lacks $flag" >&2; exit 1; }
+done
+plugin_help="$("$plugin" --help) $("$plugin" explain pod --help)"
+for word in explain usage --from --output --feature-gates --policy --scoring; do
+  grep -q -- "$word" <<<"$plugin_help" || { echo "kubectl-dra --help lacks $word" >&2; exit 1; }
 done
 echo "smoke: --version and --help OK"

@@ -132,6 +132,9 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("the monitoring component's reader role lets a ServiceAccount scrape /metrics over HTTPS, and only it", func(t *testing.T) {
 		checkMetricsScrape(t, ctx, admin, cp.Client, port)
 	})
+	t.Run("kubectl dra, as a user bound to the shipped role, says a pod fits exactly where the scheduler places it", func(t *testing.T) {
+		checkKubectlDRA(t, e, cp)
+	})
 	// Last: it replaces the installed replica.
 	t.Run("the in-tree overlay, applied over the install, rolls the pods and schedules with the in-tree plugin under the same RBAC and Lease", func(t *testing.T) {
 		r.terminate()
