@@ -178,12 +178,15 @@ fuzz:
 
 ## bench-allocator: ours vs upstream per (pod, node) and per pod, on
 ## realistic inventories (BENCH_NODES cluster sizes, BENCH_SHAPES shapes, all
-## if empty); benchstat-readable.
+## if empty); benchstat-readable, BENCH_COUNT samples of each benchmark so
+## that benchstat can tell a change from noise (save two runs, then
+## `benchstat old.txt new.txt`).
 BENCH_NODES ?= 100,5000
 BENCH_TIME  ?= 1s
 BENCH_SHAPES ?=
+BENCH_COUNT ?= 6
 bench-allocator:
-	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -timeout 2h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES) -dra.shapes=$(BENCH_SHAPES)
+	$(GO) test -run '^$$' -bench 'NodeCheck|PodTotal|InventoryMemory' -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) -timeout 4h ./pkg/allocator -args -dra.nodes=$(BENCH_NODES) -dra.shapes=$(BENCH_SHAPES)
 
 ## perf: upstream's DRA scheduler_perf performance workloads
 ## (k8s.io/kubernetes test/integration/scheduler_perf/dra, label PERF_LABELS,

@@ -32,6 +32,7 @@ type allocatorFlags struct {
 	nodes, occupancy, scenario string
 	from, claims               string
 	format, chart, chartOcc    string
+	count                      int
 	jsonOut                    string
 	list, quiet                bool
 	verbosity                  int
@@ -48,7 +49,8 @@ func (f *allocatorFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.opts.Samples, "samples", f.opts.Samples, "at most this many timed node checks per allocator and workload")
 	fs.IntVar(&f.opts.PodSamples, "pod-samples", f.opts.PodSamples, "at most this many timed pods per allocator and workload")
 	fs.IntVar(&f.opts.BatchSize, "batch", f.opts.BatchSize, "consecutive calls of one allocator before the other takes its turn")
-	fs.StringVar(&f.format, "format", "table", "output on stdout: table or json")
+	fs.IntVar(&f.count, "count", 1, "run every scenario this many times, one after the other; the results are all reported (dra-bench compare and benchstat take them as samples)")
+	fs.StringVar(&f.format, "format", "table", "output on stdout: table, json or benchfmt (the Go benchmark format benchstat reads)")
 	fs.StringVar(&f.jsonOut, "json-out", "", "also write the JSON report to this file (whatever --format prints)")
 	fs.StringVar(&f.chart, "chart", "", "also write an SVG chart of latency and throughput against cluster size to this file")
 	fs.StringVar(&f.chartOcc, "chart-occupancy", "half", "occupancy the chart shows ("+allocbench.OccupancyAsIs+" for --from)")
@@ -69,8 +71,11 @@ func runAllocator(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.list {
 		return listScenarios(stdout)
 	}
-	if f.format != "table" && f.format != "json" {
-		return usageError{fmt.Errorf("--format %q: want table or json", f.format)}
+	if err := checkFormat(f.format); err != nil {
+		return usageError{err}
+	}
+	if f.count < 1 {
+		return usageError{fmt.Errorf("--count %d: want at least 1", f.count)}
 	}
 	if f.scenario != "" {
 		re, err := regexp.Compile(f.scenario)
@@ -90,6 +95,13 @@ func runAllocator(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	report, runErr := allocbench.Run(ctx, jobs, f.opts)
 	if report == nil {
 		return usageError{runErr}
+	}
+	for i := 1; i < f.count && runErr == nil; i++ {
+		var again *allocbench.Report
+		if again, runErr = allocbench.Run(ctx, jobs, f.opts); again != nil {
+			report.Results = append(report.Results, again.Results...)
+			report.Mismatches += again.Mismatches
+		}
 	}
 	report.Version = version.Version()
 	if runErr != nil && len(report.Results) == 0 {

@@ -37,6 +37,7 @@ func commands() []command {
 		allocatorCommand(),
 		schedulerCommand(),
 		soakCommand(),
+		compareCommand(),
 	}
 }
 

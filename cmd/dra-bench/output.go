@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchchart"
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchcompare"
 )
 
 // report is what every subcommand prints: a table for people, JSON for
@@ -18,13 +20,33 @@ type report interface {
 	WriteJSON(io.Writer) error
 }
 
-// writeReport prints r on stdout as a table or, with format "json", as
-// JSON, and writes its JSON to jsonOut when set.
+// Output formats of the measuring subcommands.
+const (
+	formatTable    = "table"
+	formatJSON     = "json"
+	formatBenchfmt = "benchfmt"
+)
+
+// checkFormat refuses an unknown --format.
+func checkFormat(format string) error {
+	switch format {
+	case formatTable, formatJSON, formatBenchfmt:
+		return nil
+	}
+	return fmt.Errorf("--format %q: want table, json or benchfmt", format)
+}
+
+// writeReport prints r on stdout as a table, as JSON or in the Go
+// benchmark format (for benchstat), and writes its JSON to jsonOut when
+// set.
 func writeReport(r report, format, jsonOut string, stdout io.Writer) error {
 	var err error
-	if format == "json" {
+	switch format {
+	case formatJSON:
 		err = r.WriteJSON(stdout)
-	} else {
+	case formatBenchfmt:
+		err = writeBenchfmt(r, stdout)
+	default:
 		err = r.WriteTable(stdout)
 	}
 	if err != nil {
@@ -36,6 +58,20 @@ func writeReport(r report, format, jsonOut string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeBenchfmt writes r's results in the Go benchmark format, read back
+// from its JSON form as dra-bench compare reads it.
+func writeBenchfmt(r report, w io.Writer) error {
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		return err
+	}
+	parsed, err := benchcompare.Parse(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	return benchcompare.WriteBenchfmt(w, parsed)
 }
 
 // writeChart writes fig as SVG to path and says so on stderr unless quiet.

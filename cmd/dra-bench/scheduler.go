@@ -37,7 +37,7 @@ type schedulerFlags struct {
 	logDir                        string
 	featureGates                  string
 	qps                           float64
-	burst, claimWorkers           int
+	burst, claimWorkers, count    int
 	keepLogs, quiet               bool
 	verbosity                     int
 	opts                          schedbench.Options
@@ -62,7 +62,8 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.opts.Kubeconfig, "kubeconfig", "", "measure on the cluster of this kubeconfig instead of an in-process control plane (see README: no other scheduler may allocate the same pools)")
 	fs.StringVar(&f.opts.Namespace, "namespace", d.Namespace, "with --kubeconfig: prefix of the namespaces created (and deleted) for the pods, one per configuration")
 	fs.BoolVar(&f.opts.CreateInventory, "create-inventory", false, "with --kubeconfig: create (and delete) the shape's Nodes, ResourceSlices and DeviceClasses per run")
-	fs.StringVar(&f.format, "format", "table", "output on stdout: table or json")
+	fs.IntVar(&f.count, "count", 1, "repeat the whole run this many times, one after the other; every result is reported (dra-bench compare and benchstat take repeats as samples)")
+	fs.StringVar(&f.format, "format", "table", "output on stdout: table, json or benchfmt (the Go benchmark format benchstat reads)")
 	fs.StringVar(&f.jsonOut, "json-out", "", "also write the JSON report to this file (whatever --format prints)")
 	fs.StringVar(&f.chart, "chart", "", "also write an SVG chart of throughput and latency against cluster size to this file")
 	fs.StringVar(&f.logDir, "log-dir", "", "directory for the scheduler logs and configurations and the control plane's log (default: a temporary directory, removed after a successful run)")
@@ -117,6 +118,12 @@ func runScheduler(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if report == nil {
 		return usageError{runErr}
 	}
+	for i := 1; i < f.count && runErr == nil; i++ {
+		var again *schedbench.Report
+		if again, runErr = schedbench.Run(ctx, f.opts); again != nil {
+			report.Results = append(report.Results, again.Results...)
+		}
+	}
 	report.Version = version.Version()
 	if err := f.write(report, stdout, stderr); err != nil {
 		return err
@@ -160,8 +167,11 @@ func (f *schedulerFlags) complete() error {
 	default:
 		return fmt.Errorf("--claims %q: want %s or %s", f.claims, schedbench.ClaimsTemplate, schedbench.ClaimsPerPod)
 	}
-	if f.format != "table" && f.format != "json" {
-		return fmt.Errorf("--format %q: want table or json", f.format)
+	if err := checkFormat(f.format); err != nil {
+		return err
+	}
+	if f.count < 1 {
+		return fmt.Errorf("--count %d: want at least 1", f.count)
 	}
 	if f.qps <= 0 || f.burst <= 0 {
 		return errors.New("--qps and --burst must be positive")

@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchcompare"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedbench"
@@ -141,6 +142,12 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	}
 	if len(rep.Results) != 3 {
 		t.Fatalf("%d results, want 3:\n%s", len(rep.Results), stdout)
+	}
+	// dra-bench compare and --format benchfmt read the same JSON.
+	if parsed, err := benchcompare.Parse([]byte(stdout)); err != nil || len(parsed.Result) != 3 ||
+		parsed.Result[0].Name != "Scheduler/shape=schedperf/claims=template/nodes=5/pods=10/config=ours/pending=3" ||
+		parsed.Result[0].Metrics[0].Unit != "pods/s" || parsed.Result[0].Metrics[0].Value != rep.Results[0].PodsPerSecond {
+		t.Errorf("benchcompare.Parse: %v, %+v; want three results, the first ours with its pods/s", err, parsed)
 	}
 	for i, want := range schedbench.AllConfigs() {
 		r := rep.Results[i]

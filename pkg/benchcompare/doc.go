@@ -1,0 +1,13 @@
+// Package benchcompare reads dra-bench's JSON reports (allocator and
+// scheduler) as named benchmark results with units, so that two runs can
+// be compared side by side (Compare: medians, the ratio new/old and, where
+// both sides have repeated samples, a Mann-Whitney U test's p-value, as
+// benchstat computes it) and so that any report can be written in the Go
+// benchmark format that benchstat reads (WriteBenchfmt).
+//
+// Reports are decoded by their JSON field names (the documented form, see
+// cmd/dra-bench/README.md), not by importing the packages that write them:
+// comparing needs no control plane linked in, and a report of an older
+// schema version reads as long as the fields it uses are there. Results
+// with an error are left out, with a note.
+package benchcompare
