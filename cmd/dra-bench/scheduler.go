@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"k8s.io/klog/v2"
@@ -46,7 +47,8 @@ type schedulerFlags struct {
 func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	d := schedbench.DefaultOptions()
 	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
-	fs.StringVar(&f.configs, "configs", "ours,in-tree,no-claims", "comma-separated configurations to measure at every size, in this order")
+	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
+	fs.StringVar(&f.opts.ConfigFile, "config", "", "a KubeSchedulerConfiguration file to measure as the configuration \"file\", e.g. the shipped one (manifests/install/configmap.yaml's config.yaml); it runs at its own clientConnection qps and burst, with leader election off and its first profile renamed "+schedbench.SchedulerName)
 	fs.StringVar(&f.shape, "shape", d.Shape.Name, "inventory shape: schedperf (10 devices per node) or h100 (8 GPUs per node)")
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
 	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
@@ -155,8 +157,18 @@ func (f *schedulerFlags) complete() error {
 	if f.opts.Sizes, err = parseSizes(f.nodes); err != nil {
 		return fmt.Errorf("--nodes: %w", err)
 	}
-	if f.opts.Configs, err = schedbench.ParseConfigs(f.configs); err != nil {
+	configs := f.configs
+	if configs == "" {
+		configs = "ours,in-tree,no-claims"
+		if f.opts.ConfigFile != "" {
+			configs = "file,in-tree,no-claims"
+		}
+	}
+	if f.opts.Configs, err = schedbench.ParseConfigs(configs); err != nil {
 		return fmt.Errorf("--configs: %w", err)
+	}
+	if hasFile := slices.Contains(f.opts.Configs, schedbench.ConfigFile); hasFile != (f.opts.ConfigFile != "") {
+		return errors.New("--config FILE and the configuration \"file\" go together")
 	}
 	if f.opts.Shape, err = schedbench.ShapeByName(f.shape); err != nil {
 		return fmt.Errorf("--shape: %w", err)

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dra-scheduler/dra-scheduler/manifests"
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchcompare"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -358,4 +360,65 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 				nodes, slices, classes, namespaces, len(cluster.Slices), len(cluster.Classes))
 		}
 	})
+}
+
+func TestSchedulerConfigFileFlags(t *testing.T) {
+	parse := func(args ...string) (*schedulerFlags, error) {
+		f := &schedulerFlags{opts: schedbench.DefaultOptions()}
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return f, f.complete()
+	}
+	f, err := parse("--config", "shipped.yaml")
+	if err != nil || !reflect.DeepEqual(f.opts.Configs, []schedbench.Config{schedbench.ConfigFile, schedbench.ConfigInTree, schedbench.ConfigNoClaims}) {
+		t.Errorf("--config alone: configs %v, error %v; want file, in-tree, no-claims", f.opts.Configs, err)
+	}
+	if _, err := parse("--configs", "file,ours"); err == nil || !strings.Contains(err.Error(), "--config FILE") {
+		t.Errorf("the configuration file without --config: error %v", err)
+	}
+	if _, err := parse("--config", "shipped.yaml", "--configs", "ours"); err == nil {
+		t.Error("--config without the configuration file was accepted")
+	}
+}
+
+// TestSchedulerBenchmarksTheShippedConfiguration runs the shipped
+// KubeSchedulerConfiguration (manifests/install) end to end on 3 nodes.
+func TestSchedulerBenchmarksTheShippedConfiguration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	shipped, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "shipped.yaml")
+	if err := os.WriteFile(path, shipped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runArgs("scheduler", "--config", path, "--configs", "file", "--nodes", "3", "--pods", "3",
+		"--format", "json", "--quiet", "--stall", "30s", "--timeout", "40s", "--log-dir", filepath.Join(t.TempDir(), "logs"))
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	var rep schedbench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout)
+	}
+	if rep.Settings.ConfigFile != path || len(rep.Results) != 1 {
+		t.Fatalf("config file %q, %d results; want %s and one", rep.Settings.ConfigFile, len(rep.Results), path)
+	}
+	if r := rep.Results[0]; r.Config != schedbench.ConfigFile || r.Bound != 3 || r.ClaimsAllocated != 3 || r.DuplicateDevices != 0 {
+		t.Errorf("result %+v, want the file configuration with 3 pods bound and their claims allocated", r)
+	}
+	// The run's configuration sits beside the scheduler's log.
+	data, err := os.ReadFile(strings.TrimSuffix(rep.Results[0].SchedulerLog, ".log") + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "qps: 100") {
+		t.Errorf("the run's configuration does not keep the shipped qps:\n%s", data)
+	}
 }

@@ -1,6 +1,7 @@
 package schedbench
 
 import (
+	"errors"
 	"fmt"
 
 	"sigs.k8s.io/yaml"
@@ -32,6 +33,8 @@ func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]b
 			},
 		}
 	case ConfigInTree, ConfigNoClaims:
+	case ConfigFile:
+		return nil, fmt.Errorf("scheduler configuration for %q: comes from a file (FileSchedulerConfig)", c)
 	default:
 		return nil, fmt.Errorf("scheduler configuration for %q: unknown configuration", c)
 	}
@@ -49,6 +52,51 @@ func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]b
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("encode scheduler configuration for %q: %w", c, err)
+	}
+	return out, nil
+}
+
+// FileSchedulerConfig adapts a KubeSchedulerConfiguration (YAML or JSON,
+// kubescheduler.config.k8s.io/v1) for a run, changing only what a run
+// needs: clientConnection.kubeconfig points at the run's cluster, leader
+// election is off (the run has one replica and no Lease namespace), and the
+// first profile is named SchedulerName, which the pods select; a
+// configuration without profiles gets one. Everything else — plugins, their
+// args, percentageOfNodesToScore, the client's qps and burst — is the
+// file's.
+func FileSchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
+	var cfg map[string]any
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("not YAML: %w", err)
+	}
+	if cfg["apiVersion"] != "kubescheduler.config.k8s.io/v1" || cfg["kind"] != "KubeSchedulerConfiguration" {
+		return nil, fmt.Errorf("apiVersion %v, kind %v: want a kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration", cfg["apiVersion"], cfg["kind"])
+	}
+	cc, _ := cfg["clientConnection"].(map[string]any)
+	if cc == nil {
+		cc = map[string]any{}
+	}
+	cc["kubeconfig"] = kubeconfig
+	cfg["clientConnection"] = cc
+	le, _ := cfg["leaderElection"].(map[string]any)
+	if le == nil {
+		le = map[string]any{}
+	}
+	le["leaderElect"] = false
+	cfg["leaderElection"] = le
+	profiles, _ := cfg["profiles"].([]any)
+	if len(profiles) == 0 {
+		profiles = []any{map[string]any{}}
+	}
+	first, ok := profiles[0].(map[string]any)
+	if !ok {
+		return nil, errors.New("profiles[0] is not an object")
+	}
+	first["schedulerName"] = SchedulerName
+	cfg["profiles"] = profiles
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode scheduler configuration: %w", err)
 	}
 	return out, nil
 }

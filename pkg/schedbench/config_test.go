@@ -1,6 +1,7 @@
 package schedbench
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	schedscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+
+	"github.com/dra-scheduler/dra-scheduler/manifests"
 )
 
 // TestSchedulerConfigDecodes decodes every configuration with
@@ -151,5 +154,49 @@ func TestParseStatCPU(t *testing.T) {
 	}
 	if _, err := parseStatCPU("4242 (x) S 1"); err == nil {
 		t.Error("a short line was accepted")
+	}
+}
+
+// TestFileSchedulerConfigRunsTheShippedConfigurationAsShipped: the
+// shipped KubeSchedulerConfiguration, adapted for a run, keeps its plugins
+// and client rate; only the kubeconfig, leader election and the first
+// profile's name change.
+func TestFileSchedulerConfigRunsTheShippedConfigurationAsShipped(t *testing.T) {
+	shipped, err := manifests.SchedulerConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := FileSchedulerConfig(shipped, "/tmp/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(data []byte) *schedconfig.KubeSchedulerConfiguration {
+		t.Helper()
+		obj, _, err := schedscheme.Codecs.UniversalDecoder().Decode(data, nil, nil)
+		if err != nil {
+			t.Fatalf("decode:\n%s\n%v", data, err)
+		}
+		return obj.(*schedconfig.KubeSchedulerConfiguration)
+	}
+	orig, cfg := decode(shipped), decode(data)
+	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		t.Errorf("invalid: %v", err)
+	}
+	if cfg.LeaderElection.LeaderElect || cfg.ClientConnection.Kubeconfig != "/tmp/kubeconfig" {
+		t.Errorf("leader election %v, kubeconfig %q; want off and the run's", cfg.LeaderElection.LeaderElect, cfg.ClientConnection.Kubeconfig)
+	}
+	if cfg.ClientConnection.QPS != orig.ClientConnection.QPS || cfg.ClientConnection.Burst != orig.ClientConnection.Burst || orig.ClientConnection.QPS != 100 {
+		t.Errorf("client rate %v/%v, want the shipped %v/%v (100)", cfg.ClientConnection.QPS, cfg.ClientConnection.Burst, orig.ClientConnection.QPS, orig.ClientConnection.Burst)
+	}
+	if cfg.Profiles[0].SchedulerName != SchedulerName {
+		t.Errorf("first profile %q, want %q", cfg.Profiles[0].SchedulerName, SchedulerName)
+	}
+	cfg.Profiles[0].SchedulerName = orig.Profiles[0].SchedulerName
+	if !reflect.DeepEqual(cfg.Profiles, orig.Profiles) {
+		t.Errorf("profiles changed beyond the name:\n%+v\nwant\n%+v", cfg.Profiles, orig.Profiles)
+	}
+
+	if _, err := FileSchedulerConfig([]byte("apiVersion: v1\nkind: ConfigMap\n"), "k"); err == nil || !strings.Contains(err.Error(), "KubeSchedulerConfiguration") {
+		t.Errorf("a ConfigMap: error %v, want one asking for a KubeSchedulerConfiguration", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ const (
 	// ConfigNoClaims runs the default plugins on the same pods without
 	// claims: the floor set by the API writes every pod costs.
 	ConfigNoClaims Config = "no-claims"
+	// ConfigFile runs the KubeSchedulerConfiguration of Options.ConfigFile
+	// (FileSchedulerConfig), e.g. the shipped one, at its own client rate.
+	ConfigFile Config = "file"
 )
 
 // AllConfigs lists the configurations in their default order.
@@ -42,9 +46,9 @@ func ParseConfigs(list string) ([]Config, error) {
 		}
 		c := Config(f)
 		switch c {
-		case ConfigOurs, ConfigInTree, ConfigNoClaims:
+		case ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigFile:
 		default:
-			return nil, fmt.Errorf("unknown configuration %q (want %s, %s or %s)", f, ConfigOurs, ConfigInTree, ConfigNoClaims)
+			return nil, fmt.Errorf("unknown configuration %q (want %s, %s, %s or %s)", f, ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigFile)
 		}
 		for _, seen := range out {
 			if seen == c {
@@ -150,6 +154,9 @@ type Options struct {
 	// Timeout bounds the wait for the measured pods of one run; Stall ends
 	// it early when no pod is bound for that long.
 	Timeout, Stall time.Duration
+	// ConfigFile is the KubeSchedulerConfiguration file ConfigFile runs;
+	// required when Configs has it.
+	ConfigFile string
 	// Kubeconfig, when set, targets an existing cluster instead of an
 	// in-process control plane; Namespace is the namespace created (and
 	// deleted) there for the pods, with the configuration's name appended.
@@ -182,6 +189,18 @@ type Options struct {
 	Child []string
 	// Progress, when set, receives progress lines.
 	Progress io.Writer
+
+	// configData is ConfigFile's content, read by complete.
+	configData []byte
+}
+
+// schedulerConfig is the scheduler configuration of c for the cluster of
+// kubeconfig.
+func (o *Options) schedulerConfig(c Config, kubeconfig string) ([]byte, error) {
+	if c == ConfigFile {
+		return FileSchedulerConfig(o.configData, kubeconfig)
+	}
+	return SchedulerConfig(c, kubeconfig, o.QPS, o.Burst)
 }
 
 // DefaultOptions returns the defaults of dra-bench scheduler.
@@ -235,6 +254,19 @@ func (o *Options) complete() error {
 	}
 	if o.Namespace == "" {
 		o.Namespace = d.Namespace
+	}
+	if slices.Contains(o.Configs, ConfigFile) {
+		if o.ConfigFile == "" {
+			return fmt.Errorf("configuration %q needs a KubeSchedulerConfiguration file (--config)", ConfigFile)
+		}
+		data, err := os.ReadFile(o.ConfigFile)
+		if err != nil {
+			return fmt.Errorf("scheduler configuration: %w", err)
+		}
+		if _, err := FileSchedulerConfig(data, "kubeconfig"); err != nil {
+			return fmt.Errorf("%s: %w", o.ConfigFile, err)
+		}
+		o.configData = data
 	}
 	if o.Claims != ClaimsTemplate && o.Claims != ClaimsPerPod {
 		return fmt.Errorf("claims mode %q: want %s or %s", o.Claims, ClaimsTemplate, ClaimsPerPod)

@@ -48,6 +48,9 @@ type Settings struct {
 	TimeoutNs     int64   `json:"timeoutNs"`
 	Target        string  `json:"target"`
 	SchedulerName string  `json:"schedulerName"`
+	// ConfigFile is the KubeSchedulerConfiguration file the "file"
+	// configuration ran (its qps and burst, not QPS and Burst).
+	ConfigFile string `json:"configFile,omitempty"`
 	// FeatureGates are the feature gates given for every configuration's
 	// scheduler (Options.FeatureGates, as FeatureGates.String); each
 	// result's SchedulerFeatureGates adds its configuration's defaults.

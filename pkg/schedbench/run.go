@@ -53,6 +53,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			Target:        "in-process control plane",
 			SchedulerName: SchedulerName,
 			FeatureGates:  opts.FeatureGates.String(),
+			ConfigFile:    opts.ConfigFile,
 		},
 	}
 	if opts.Kubeconfig == "" {
@@ -235,7 +236,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	o.progress("%s: set up in %v (%d nodes, %d devices, claims: %s)", label, time.Since(setupStart).Round(time.Millisecond), n, res.Devices, claimsNote(c, o.Claims))
 
 	base := fmt.Sprintf("%s-%d-%s", time.Now().Format("150405"), n, c)
-	cfg, err := SchedulerConfig(c, tgt.kubeconfig, o.QPS, o.Burst)
+	cfg, err := o.schedulerConfig(c, tgt.kubeconfig)
 	if err != nil {
 		return res, err
 	}
