@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -106,6 +107,9 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 		Notes:         append(append([]string(nil), c.Notes...), notChecked),
 	}
 	r.Claims, r.Problems = c.podClaims(pod)
+	if names := c.draExtendedResources(pod); len(names) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("the pod also asks for extended resources that DeviceClasses provide (%s); the scheduler allocates a claim for them that this report does not include", strings.Join(names, ", ")))
+	}
 	if len(r.Problems) > 0 {
 		r.Verdict = "the scheduler cannot try any node: " + r.Problems[0]
 		return r, nil
@@ -256,6 +260,32 @@ func (c *Cluster) score(a *allocator.Allocator, node *v1.Node, claims []*resourc
 		}
 	}
 	return s
+}
+
+// draExtendedResources lists the extended resources the pod's containers
+// ask for that a DeviceClass provides (its extendedResourceName, or the
+// implicit deviceclass.resource.kubernetes.io/<class>), sorted.
+func (c *Cluster) draExtendedResources(pod *v1.Pod) []string {
+	provided := sets.New[string]()
+	for _, class := range c.objs.Classes {
+		provided.Insert(resourceapi.ResourceDeviceClassPrefix + class.Name)
+		if class.Spec.ExtendedResourceName != nil {
+			provided.Insert(*class.Spec.ExtendedResourceName)
+		}
+	}
+	found := sets.New[string]()
+	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, ctr := range cs {
+			for _, list := range []v1.ResourceList{ctr.Resources.Requests, ctr.Resources.Limits} {
+				for name := range list {
+					if provided.Has(string(name)) {
+						found.Insert(string(name))
+					}
+				}
+			}
+		}
+	}
+	return sets.List(found)
 }
 
 // verdict sums the report up in one sentence.

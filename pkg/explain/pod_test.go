@@ -3,12 +3,14 @@ package explain_test
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
@@ -190,5 +192,19 @@ func TestWhatKeepsTheSchedulerFromTryingAnyNodeIsAProblem(t *testing.T) {
 	r := explainPod(t, objs, objects.MakePod("p", ns).ClaimFromTemplate("gpu", "no-class").Obj())
 	if want := []string{"claim gpu: request gpu: DeviceClass nvidia.com does not exist"}; !reflect.DeepEqual(r.Problems, want) {
 		t.Errorf("problems %q, want %q", r.Problems, want)
+	}
+}
+
+func TestAPodAskingForADeviceClassesExtendedResourceIsToldItIsNotExplained(t *testing.T) {
+	objs := fiveNodes()
+	objs.Classes[0].Spec.ExtendedResourceName = ptr.To("example.com/gpu")
+	pod := objects.MakePod("legacy", ns).ClaimFromTemplate("gpu", "two-gpus").ExtendedResource("example.com/gpu", 1).Obj()
+	r := explainPod(t, objs, pod)
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "(example.com/gpu)") }) {
+		t.Errorf("notes %q, want one naming example.com/gpu", r.Notes)
+	}
+	plain := explainPod(t, fiveNodes(), objects.MakePod("plain", ns).ClaimFromTemplate("gpu", "two-gpus").ExtendedResource("example.com/gpu", 1).Obj())
+	if slices.ContainsFunc(plain.Notes, func(n string) bool { return strings.Contains(n, "extended resources") }) {
+		t.Errorf("notes %q: no class provides example.com/gpu there, so no note", plain.Notes)
 	}
 }
