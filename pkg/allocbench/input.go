@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
@@ -85,18 +86,5 @@ func (in *Input) Job(name string) (Job, error) {
 // nodes returns the Node objects followed by made-up nodes for the
 // nodeNames of slices not among them, in order of appearance.
 func (in *Input) nodes() []*v1.Node {
-	nodes := append([]*v1.Node(nil), in.Nodes...)
-	known := map[string]bool{}
-	for _, n := range nodes {
-		known[n.Name] = true
-	}
-	for _, s := range in.Slices {
-		name := ptrValue(s.Spec.NodeName)
-		if name == "" || known[name] {
-			continue
-		}
-		known[name] = true
-		nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}}})
-	}
-	return nodes
+	return append(slices.Clone(in.Nodes), clusterstate.NodesNamedBySlices(in.Slices, in.Nodes)...)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -107,5 +108,16 @@ func TestGetReadsTheSameKindsFromAnAPIServer(t *testing.T) {
 
 	if _, err := clusterstate.Get(t.Context(), client, clusterstate.Query{Namespace: "team", Pod: "missing"}); err == nil || !strings.Contains(err.Error(), "team/missing") {
 		t.Errorf("a missing pod: error %v, want one naming team/missing", err)
+	}
+}
+
+func TestNodesNamedBySlicesMakesUpOnlyTheUnknownNodes(t *testing.T) {
+	slices := []*resourceapi.ResourceSlice{
+		objects.MakeSlice("a-1", "d", "node-a").Obj(), objects.MakeSlice("b", "d", "node-b").Obj(),
+		objects.MakeSlice("a-2", "d2", "node-a").Obj(), objects.MakeSlice("c", "d", "node-c").Obj(),
+	}
+	got := clusterstate.NodesNamedBySlices(slices, []*v1.Node{objects.MakeNode("node-b").Obj()})
+	if len(got) != 2 || got[0].Name != "node-a" || got[1].Name != "node-c" || got[0].Labels[v1.LabelHostname] != "node-a" {
+		t.Errorf("made up %v, want node-a then node-c (node-b is known), labelled with their hostname", got)
 	}
 }

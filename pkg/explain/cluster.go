@@ -2,19 +2,19 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/taintrules"
 )
 
@@ -47,7 +47,7 @@ type Cluster struct {
 	settings Settings
 	nodes    []*v1.Node
 	inv      *inventory.Inventory
-	classes  classLister
+	classes  inventorygen.ClassLister
 	matcher  *allocator.Matcher
 	state    structured.AllocatedState
 	// Notes are what a reader should know about the input.
@@ -62,7 +62,7 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	if settings.Scoring == "" {
 		settings.Scoring = ScoreFirstAvailable
 	}
-	c := &Cluster{objs: objs, settings: settings, inv: inventory.New(), classes: classLister(objs.Classes), Notes: objs.Notes}
+	c := &Cluster{objs: objs, settings: settings, inv: inventory.New(), classes: inventorygen.NewClassLister(objs.Classes...), Notes: objs.Notes}
 	c.matcher = allocator.NewMatcher(cel.NewCache(1000, cel.Features{EnableConsumableCapacity: settings.Features.ConsumableCapacity}))
 	var rules []*resourceapi.DeviceTaintRule
 	if settings.Features.DeviceTaints {
@@ -71,7 +71,7 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	for _, s := range objs.Slices {
 		c.inv.Set(taintrules.Apply(s, rules))
 	}
-	c.state = allocatedState(objs.Claims)
+	c.state = allocatedState(settings.Features, objs.Claims)
 	c.nodes = nodesOf(objs)
 	if len(objs.Nodes) == 0 && len(c.nodes) > 0 {
 		c.Notes = append(c.Notes, "no Node objects given: nodes are made up from the slices' nodeName, with no labels but their hostname")
@@ -88,68 +88,31 @@ func (c *Cluster) allocator(state structured.AllocatedState) *allocator.Allocato
 	return allocator.New(c.settings.Features, state, c.classes, c.inv, c.matcher, c.settings.Policy)
 }
 
-// allocatedState is what the allocated claims hold, as the scheduler's
-// claim tracker records it: dedicated devices, shares with their consumed
-// capacity; admin-access results hold nothing.
-func allocatedState(claims []*resourceapi.ResourceClaim) structured.AllocatedState {
-	st := structured.AllocatedState{
-		AllocatedDevices:         sets.New[structured.DeviceID](),
-		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
-		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
-	}
+// allocatedState is what the allocated claims hold, recorded by the
+// scheduler plugin's own claim tracker. Claims are keyed by UID there; a
+// hand-written dump's claim without one is keyed by its name instead.
+func allocatedState(features structured.Features, claims []*resourceapi.ResourceClaim) structured.AllocatedState {
+	tr := allocator.NewTracker(features)
 	for _, claim := range claims {
-		if claim.Status.Allocation == nil {
-			continue
+		if claim.UID == "" {
+			claim = claim.DeepCopy()
+			claim.UID = types.UID(claim.Namespace + "/" + claim.Name)
 		}
-		for _, r := range claim.Status.Allocation.Devices.Results {
-			if r.AdminAccess != nil && *r.AdminAccess {
-				continue
-			}
-			id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
-			if r.ShareID == nil {
-				st.AllocatedDevices.Insert(id)
-				continue
-			}
-			st.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, r.ShareID))
-			if r.ConsumedCapacity != nil {
-				st.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
-			}
-		}
+		tr.SetClaim(claim)
 	}
-	return st
+	return tr.AllocatedState()
 }
 
 // nodesOf returns the Node objects, or, without any, a node per slice
 // nodeName; sorted by name.
 func nodesOf(objs *clusterstate.Objects) []*v1.Node {
-	nodes := append([]*v1.Node(nil), objs.Nodes...)
+	nodes := objs.Nodes
 	if len(nodes) == 0 {
-		known := map[string]bool{}
-		for _, s := range objs.Slices {
-			name := s.Spec.NodeName
-			if name == nil || *name == "" || known[*name] {
-				continue
-			}
-			known[*name] = true
-			nodes = append(nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: *name, Labels: map[string]string{v1.LabelHostname: *name}}})
-		}
+		nodes = clusterstate.NodesNamedBySlices(objs.Slices, nil)
 	}
+	nodes = slices.Clone(nodes)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	return nodes
-}
-
-// classLister serves DeviceClasses from the objects read.
-type classLister []*resourceapi.DeviceClass
-
-func (l classLister) List() ([]*resourceapi.DeviceClass, error) { return l, nil }
-
-func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
-	for _, c := range l {
-		if c.Name == name {
-			return c, nil
-		}
-	}
-	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
 }
 
 // claim returns the claim namespace/name, or nil.

@@ -9,7 +9,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
@@ -245,21 +244,7 @@ func (c *Cluster) score(a *allocator.Allocator, node *v1.Node, claims []*resourc
 		}
 		return s
 	}
-	var s int64
-	for i, claim := range claims {
-		chosen := sets.New[string]()
-		for _, res := range results[i].Devices.Results {
-			chosen.Insert(res.Request)
-		}
-		for _, req := range claim.Spec.Devices.Requests {
-			for k, sub := range req.FirstAvailable {
-				if chosen.Has(resourceclaim.CreateSubRequestRef(req.Name, sub.Name)) {
-					s += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - k)
-				}
-			}
-		}
-	}
-	return s
+	return allocator.FirstAvailableRank(claims, results)
 }
 
 // draExtendedResources lists the extended resources the pod's containers

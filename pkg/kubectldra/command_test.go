@@ -9,11 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceusage"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
@@ -23,33 +19,19 @@ import (
 
 const driver = "gpu.example.com"
 
-// writeDump writes objects as `kubectl get -o yaml` prints them: one List.
+// writeDump writes the test cluster as `kubectl get -o yaml` prints it.
 func writeDump(t *testing.T) string {
 	t.Helper()
-	typed := func(obj any, gv schema.GroupVersion, kind string) any {
-		m, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var u map[string]any
-		if err := json.Unmarshal(m, &u); err != nil {
-			t.Fatal(err)
-		}
-		u["apiVersion"], u["kind"] = gv.String(), kind
-		return u
-	}
-	core, res := v1.SchemeGroupVersion, resourceapi.SchemeGroupVersion
-	items := []any{
-		typed(objects.MakeNode("node-1").Obj(), core, "Node"),
-		typed(objects.MakeNode("node-2").Obj(), core, "Node"),
-		typed(objects.MakePod("trainer", "team").ClaimFromTemplate("gpu", "two-gpus").Obj(), core, "Pod"),
-		typed(objects.MakeSlice("node-1-gpu", driver, "node-1").Device("gpu-0", nil).Device("gpu-1", nil).Obj(), res, "ResourceSlice"),
-		typed(objects.MakeSlice("node-2-gpu", driver, "node-2").Device("gpu-0", nil).Device("gpu-1", nil).
-			Taint("maintenance", "", resourceapi.DeviceTaintEffectNoSchedule).Obj(), res, "ResourceSlice"),
-		typed(objects.DeviceClass(driver, driver), res, "DeviceClass"),
-		typed(objects.ClaimTemplate("two-gpus", "team", "gpu", driver, 2), res, "ResourceClaimTemplate"),
-	}
-	data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items, "metadata": metav1.ListMeta{}})
+	data, err := objects.KubectlList(
+		objects.MakeNode("node-1").Obj(),
+		objects.MakeNode("node-2").Obj(),
+		objects.MakePod("trainer", "team").ClaimFromTemplate("gpu", "two-gpus").Obj(),
+		objects.MakeSlice("node-1-gpu", driver, "node-1").Device("gpu-0", nil).Device("gpu-1", nil).Obj(),
+		objects.MakeSlice("node-2-gpu", driver, "node-2").Device("gpu-0", nil).Device("gpu-1", nil).
+			Taint("maintenance", "", resourceapi.DeviceTaintEffectNoSchedule).Obj(),
+		objects.DeviceClass(driver, driver),
+		objects.ClaimTemplate("two-gpus", "team", "gpu", driver, 2),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

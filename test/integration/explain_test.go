@@ -15,9 +15,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime"
 	restclient "k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceusage"
@@ -207,58 +206,44 @@ func (e *env) waitDecided(name string) (node, msg string) {
 // for the one pod asked about.
 func dumpObjects(t *testing.T, e *env, pod string) string {
 	t.Helper()
-	var items []any
-	add := func(obj any, gv schema.GroupVersion, kind string) {
-		data, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var u map[string]any
-		if err := json.Unmarshal(data, &u); err != nil {
-			t.Fatal(err)
-		}
-		u["apiVersion"], u["kind"] = gv.String(), kind
-		items = append(items, u)
-	}
 	list := metav1.ListOptions{}
-	core, res := v1.SchemeGroupVersion, resourceapi.SchemeGroupVersion
+	objs := []runtime.Object{e.pod(pod)}
 	nodes, err := e.client.CoreV1().Nodes().List(e.ctx, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range nodes.Items {
-		add(&nodes.Items[i], core, "Node")
+		objs = append(objs, &nodes.Items[i])
 	}
-	add(e.pod(pod), core, "Pod")
 	slices, err := e.client.ResourceV1().ResourceSlices().List(e.ctx, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range slices.Items {
-		add(&slices.Items[i], res, "ResourceSlice")
+		objs = append(objs, &slices.Items[i])
 	}
 	classes, err := e.client.ResourceV1().DeviceClasses().List(e.ctx, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range classes.Items {
-		add(&classes.Items[i], res, "DeviceClass")
+		objs = append(objs, &classes.Items[i])
 	}
 	claims, err := e.client.ResourceV1().ResourceClaims("").List(e.ctx, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range claims.Items {
-		add(&claims.Items[i], res, "ResourceClaim")
+		objs = append(objs, &claims.Items[i])
 	}
 	templates, err := e.client.ResourceV1().ResourceClaimTemplates(e.ns).List(e.ctx, list)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range templates.Items {
-		add(&templates.Items[i], res, "ResourceClaimTemplate")
+		objs = append(objs, &templates.Items[i])
 	}
-	data, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	data, err := objects.KubectlList(objs...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
@@ -68,27 +68,14 @@ func (s *stateData) hasFirstAvailable() bool {
 	return false
 }
 
-// firstAvailableScore adds, for every firstAvailable request, a bonus that
-// is higher the earlier the chosen alternative is listed.
+// firstAvailableScore ranks the results of the claims to allocate by the
+// firstAvailable alternatives they chose (allocator.FirstAvailableRank).
 func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) int64 {
-	var score int64
+	claims := make([]*resourceapi.ResourceClaim, len(s.toAllocate))
 	for j, ci := range s.toAllocate {
-		claim := s.claims[ci]
-		chosen := map[string]bool{}
-		for _, res := range results[j].Devices.Results {
-			if resourceclaim.IsSubRequestRef(res.Request) {
-				chosen[res.Request] = true
-			}
-		}
-		for _, req := range claim.Spec.Devices.Requests {
-			for i, sub := range req.FirstAvailable {
-				if chosen[resourceclaim.CreateSubRequestRef(req.Name, sub.Name)] {
-					score += int64(resourceapi.FirstAvailableDeviceRequestMaxSize - i)
-				}
-			}
-		}
+		claims[j] = s.claims[ci]
 	}
-	return score
+	return allocator.FirstAvailableRank(claims, results)
 }
 
 // normalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
