@@ -38,11 +38,13 @@ func TestMetrics(t *testing.T) {
 		objects.MakeSlice("metrics-node-3", driver, "node-3").Device("d0", nil).Attribute("model", "m1").Obj(),
 		objects.ClaimTemplate("a", e.ns, "dev", "metrics-a", 1, selector),
 		objects.ClaimTemplate("b", e.ns, "dev", "metrics-b", 1, selector),
-		objects.ClaimTemplate("big", e.ns, "dev", "metrics-a", 3))
+		objects.ClaimTemplate("big", e.ns, "dev", "metrics-a", 3),
+		// Scored by its devices: the other pods' Score is skipped.
+		objects.FirstAvailableTemplate("f", e.ns, "dev", "metrics-b", "metrics-a"))
 	const devices, numSlices, pools = 5, 3, 3
 
 	before := gatherDRAMetrics(t)
-	scheduled := []string{"m-a-1", "m-a-2", "m-b-1", "m-b-2"}
+	scheduled := []string{"m-a-1", "m-a-2", "m-b-1", "m-f-1"}
 	for _, name := range scheduled {
 		template := name[2:3]
 		e.create(objects.MakePod(name, e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", template).Obj())

@@ -1,6 +1,8 @@
 package objects
 
 import (
+	"fmt"
+
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,6 +72,26 @@ func ClaimSpec(request, class string, count int64, selectors ...string) resource
 	return resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 		Requests: []resourceapi.DeviceRequest{{Name: request, Exactly: exact}},
 	}}
+}
+
+// FirstAvailableTemplate returns a ResourceClaimTemplate whose one request
+// prefers the alternatives in order, each one device of its class.
+func FirstAvailableTemplate(name, namespace, request string, classes ...string) *resourceapi.ResourceClaimTemplate {
+	req := resourceapi.DeviceRequest{Name: request}
+	for i, class := range classes {
+		req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
+			Name:            fmt.Sprintf("alt-%d", i),
+			DeviceClassName: class,
+			AllocationMode:  resourceapi.DeviceAllocationModeExactCount,
+			Count:           1,
+		})
+	}
+	return &resourceapi.ResourceClaimTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: resourceapi.ResourceClaimTemplateSpec{Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
+			Requests: []resourceapi.DeviceRequest{req},
+		}}},
+	}
 }
 
 // Claim returns a ResourceClaim with spec.

@@ -49,6 +49,13 @@ func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *
 	return pl.postFilter(ctx, cs, pod, m)
 }
 
+// PreScore skips Score when no node's devices would change its score.
+func (pl *DRAAllocator) PreScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PreScore", pod, &status)
+	pl.guard.enter("PreScore", pod)
+	return pl.preScore(ctx, cs, pod, nodes)
+}
+
 // Score ranks a node by what Filter allocated there.
 func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (score int64, status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "Score", pod, &status)

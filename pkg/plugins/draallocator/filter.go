@@ -63,10 +63,8 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.
 	var timeout time.Duration
-	var deadline time.Time
 	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
 		timeout = pl.args.FilterTimeout.Duration
-		deadline = start.Add(timeout)
 	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
@@ -85,6 +83,10 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		// a missing class): abort scheduling the pod, naming the culprit.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case !fits:
+		var deadline time.Time // none without a timeout
+		if timeout > 0 {
+			deadline = start.Add(timeout)
+		}
 		reason := s.alloc.ExplainWithin(ctx, node, claims, deadline).String()
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}

@@ -88,6 +88,7 @@ func TestAPanicInAnExtensionPointFailsOnlyThatAttempt(t *testing.T) {
 			_, st := pl.PostFilter(h.ctx, c.state, c.pod, nil)
 			return st
 		}},
+		{point: "PreScore", call: func(c *cycle) *fwk.Status { return pl.PreScore(h.ctx, c.state, c.pod, h.nodes) }},
 		{point: "Score", call: func(c *cycle) *fwk.Status {
 			_, st := pl.Score(h.ctx, c.state, c.pod, h.nodes[0])
 			return st

@@ -93,6 +93,9 @@ func TestScoreRanksNodesByTheFirstAvailableAlternativeTheyOffer(t *testing.T) {
 	if len(c.feasible) != 2 {
 		t.Fatalf("feasible nodes %v, want both", c.feasible)
 	}
+	if st := pl.PreScore(h.ctx, c.state, pod, h.nodes); !st.IsSuccess() {
+		t.Fatalf("PreScore = %v, want success: the nodes offer different alternatives", st)
+	}
 	var scores fwk.NodeScoreList
 	for _, node := range h.nodes {
 		score, st := pl.Score(h.ctx, c.state, pod, node)
@@ -124,6 +127,9 @@ func TestScoreRanksNodesByTheFirstAvailableAlternativeTheyOffer(t *testing.T) {
 		c, st := h.filter(pl, pod)
 		if st != nil || len(c.feasible) != 2 {
 			t.Fatalf("PreFilter %v, feasible %v; want both nodes", st, c.feasible)
+		}
+		if st := pl.PreScore(h.ctx, c.state, pod, h.nodes); st.Code() != fwk.Skip {
+			t.Errorf("PreScore = %v, want Skip: Score need not run", st)
 		}
 		for _, node := range h.nodes {
 			if score, st := pl.Score(h.ctx, c.state, pod, node); !st.IsSuccess() || score != 0 {

@@ -49,6 +49,7 @@ var (
 	_ fwk.PreFilterPlugin   = &DRAAllocator{}
 	_ fwk.FilterPlugin      = &DRAAllocator{}
 	_ fwk.PostFilterPlugin  = &DRAAllocator{}
+	_ fwk.PreScorePlugin    = &DRAAllocator{}
 	_ fwk.ScorePlugin       = &DRAAllocator{}
 	_ fwk.ReservePlugin     = &DRAAllocator{}
 	_ fwk.PreBindPlugin     = &DRAAllocator{}

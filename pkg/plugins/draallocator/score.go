@@ -12,6 +12,36 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
+// preScore skips Score for the pod when every node would score 0: the
+// framework then calls neither Score nor NormalizeScore for it, which on
+// a large cluster saves one call per feasible node and pod (the in-tree
+// plugin has no PreScore and is called anyway).
+func (pl *DRAAllocator) preScore(_ context.Context, cs fwk.CycleState, _ *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	s, err := getState(cs)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if !pl.scoresDevices(s) {
+		return fwk.NewStatus(fwk.Skip)
+	}
+	return nil
+}
+
+// scoresDevices reports whether the pod's score depends on the devices a
+// node offers. It does not when there is nothing to allocate, and with
+// the FirstAvailable strategy unless a claim to allocate has a
+// firstAvailable request (and DRAPrioritizedList is on): then every node
+// scores 0.
+func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
+	if s.alloc == nil {
+		return false
+	}
+	if pl.args.ScoringStrategy.Type == config.FirstAvailable {
+		return pl.fts.EnableDRAPrioritizedList && s.hasFirstAvailable()
+	}
+	return true
+}
+
 // score ranks a node by what Filter allocated there, according to the
 // configured strategy:
 //
@@ -28,13 +58,13 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	if s.alloc == nil {
 		return 0, nil
 	}
+	if !pl.scoresDevices(s) {
+		// Every node scores 0; PreScore normally skips Score already.
+		return 0, nil
+	}
 	start := time.Now()
 	defer func() { observe(pl.latency.score, start, status) }()
 	node := nodeInfo.Node()
-	if pl.args.ScoringStrategy.Type == config.FirstAvailable && (!pl.fts.EnableDRAPrioritizedList || !s.hasFirstAvailable()) {
-		// Every node scores 0: no need to know the devices.
-		return 0, nil
-	}
 	results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
