@@ -35,30 +35,24 @@ const (
 var variants = []string{variantInTree, variantDRAAllocator}
 
 // unsupportedGates are feature gates whose test cases exercise in-tree
-// features that DRAAllocator does not implement (see "Not supported yet" in
-// pkg/plugins/draallocator/README.md). Such workloads would not compare
-// like with like, so both variants skip them.
-var unsupportedGates = map[string]string{
-	"DRAWorkloadResourceClaims":   "PodGroup/workload ResourceClaims are not implemented by DRAAllocator",
-	"GenericWorkload":             "PodGroup/workload ResourceClaims are not implemented by DRAAllocator",
-	"DRANodeAllocatableResources": "node-allocatable resources are not implemented by DRAAllocator",
-}
+// features that DRAAllocator does not implement: dra-scheduler refuses to
+// start with them on (draallocator.UnsupportedFeatureGates), so such
+// workloads would not compare like with like, and both variants skip
+// them. Today these are the PodGroup claims of dra_workloadresourceclaims,
+// DRADeviceCompatibilityGroups' CompatibilityGroups and
+// DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
+// (the last two were known failures: the pod stayed pending where in-tree
+// allocated).
+var unsupportedGates = draallocator.UnsupportedFeatureGates()
 
 // knownFailures are upstream test cases ("<topic>/<TestCase>") that
 // DRAAllocator fails although it claims the feature (its allocator
-// features include it), each with the evidence. The draallocator variant
-// skips them unless -dra-perf-run-known-failures is set; the in-tree
-// variant runs them in the benchmark (a baseline) but not in the smoke
-// test (nothing to compare). Both use alpha feature gates (off by default in
-// 1.37, outside the README's compatibility statement).
-var knownFailures = map[string]string{
-	"dra_compatibilitygroups/CompatibilityGroups": "DRADeviceCompatibilityGroups (alpha): the pod stays pending with " +
-		`"0/2 nodes are available: 2 no device matches request \"req-0\" (class test-class, selector device.driver == \"test-driver.cdi.k8s.io\")"` +
-		"; in-tree allocates the two partitionable devices that share compatibility group mig",
-	"dra_listattributes/SchedulingWithResourceClaimTemplateListAttributes": "DRAListTypeAttributes (alpha): the pod stays pending with " +
-		`"0/1 nodes are available: 1 matchAttribute dra.example.com/match unsatisfiable"` +
-		"; in-tree matches the 32 requests on the 32 devices whose list attribute contains shared-value",
-}
+// features include it and it starts with the gate on), each with the
+// evidence. The draallocator variant skips them unless
+// -dra-perf-run-known-failures is set; the in-tree variant runs them in
+// the benchmark (a baseline) but not in the smoke test (nothing to
+// compare). There are none today.
+var knownFailures = map[string]string{}
 
 // perfConfig is one upstream workload file.
 type perfConfig struct {

@@ -83,6 +83,9 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 		if !fts.EnableDynamicResourceAllocation {
 			return nil, fmt.Errorf("%s: the DynamicResourceAllocation feature gate is disabled", Name)
 		}
+		if err := checkFeatureGates(fts); err != nil {
+			return nil, fmt.Errorf("%s: %w", Name, err)
+		}
 		if h.SharedDRAManager() == nil {
 			return nil, fmt.Errorf("%s: the scheduler provides no DRA manager", Name)
 		}

@@ -1,0 +1,70 @@
+package draallocator
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/component-base/featuregate"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+)
+
+// unsupportedGate is a feature gate that changes what the in-tree
+// DynamicResources plugin does in a way DRAAllocator does not implement
+// yet: with it on, DRAAllocator would allocate differently without saying
+// so, so it refuses to start instead.
+type unsupportedGate struct {
+	gate featuregate.Feature
+	on   func(feature.Features) bool
+	// missing says what pods would not get.
+	missing string
+}
+
+// unsupportedGates lists them, in the order the refusal names them.
+func unsupportedGates() []unsupportedGate {
+	return []unsupportedGate{
+		{features.DRADeviceCompatibilityGroups, func(f feature.Features) bool { return f.EnableDRADeviceCompatibilityGroups },
+			"devices that consume counters through compatibility groups"},
+		{features.DRADerivedAttributes, func(f feature.Features) bool { return f.EnableDRADerivedAttributes },
+			"requests with derived attributes"},
+		{features.DRAListTypeAttributes, func(f feature.Features) bool { return f.EnableDRAListTypeAttributes },
+			"matchAttribute and distinctAttribute over list-typed attributes"},
+		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
+			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
+		{features.DRAOptionalNodeOperations, func(f feature.Features) bool { return f.EnableDRAOptionalNodeOperations },
+			"skipNodeOperations in allocation results and its node check"},
+		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },
+			"claims reserved for a PodGroup and shared by its pods"},
+	}
+}
+
+// UnsupportedFeatureGates returns the feature gates DRAAllocator refuses
+// to start with, each with what it does not implement. Test harnesses use
+// it to skip upstream workloads that turn one on.
+func UnsupportedFeatureGates() map[string]string {
+	m := map[string]string{}
+	for _, g := range unsupportedGates() {
+		m[string(g.gate)] = g.missing
+	}
+	return m
+}
+
+// checkFeatureGates refuses gates DRAAllocator does not implement, naming
+// each, what it lacks and how to start anyway.
+func checkFeatureGates(fts feature.Features) error {
+	var on, missing, off []string
+	for _, g := range unsupportedGates() {
+		if g.on(fts) {
+			on = append(on, string(g.gate))
+			missing = append(missing, string(g.gate)+": "+g.missing)
+			off = append(off, string(g.gate)+"=false")
+		}
+	}
+	if len(on) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the feature gates %s are on, but DRAAllocator does not implement them yet (%s), so it would allocate differently "+
+		"from the in-tree DynamicResources plugin without saying so; start dra-scheduler with --feature-gates=%s "+
+		"(the API server and kubelets may keep them on), or schedule the pods that need them with the in-tree plugin (manifests/overlays/in-tree)",
+		strings.Join(on, ", "), strings.Join(missing, "; "), strings.Join(off, ","))
+}

@@ -1,0 +1,77 @@
+package draallocator
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+)
+
+func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.T) {
+	t.Run("Kubernetes 1.37's default gates are accepted", func(t *testing.T) {
+		if err := checkFeatureGates(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
+			t.Errorf("checkFeatureGates(defaults) = %v, want nil", err)
+		}
+	})
+	for _, g := range unsupportedGates() {
+		t.Run(string(g.gate)+" on is refused, naming it, what is missing and how to turn it off", func(t *testing.T) {
+			featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+				g.gate: true,
+				// DRAWorkloadResourceClaims needs GenericWorkload.
+				features.GenericWorkload: true,
+			})
+			fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+			if !g.on(fts) {
+				t.Fatalf("the scheduler's features do not show %s on", g.gate)
+			}
+			err := checkFeatureGates(fts)
+			if err == nil {
+				t.Fatalf("checkFeatureGates accepted %s", g.gate)
+			}
+			for _, want := range []string{"feature gates " + string(g.gate) + " are on", g.missing, "--feature-gates=" + string(g.gate) + "=false", "manifests/overlays/in-tree"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+	t.Run("several gates are named in one message, with one flag to turn them all off", func(t *testing.T) {
+		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+			features.DRAListTypeAttributes:        true,
+			features.DRADeviceCompatibilityGroups: true,
+		})
+		err := checkFeatureGates(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+		want := "--feature-gates=DRADeviceCompatibilityGroups=false,DRAListTypeAttributes=false "
+		if err == nil || !strings.Contains(err.Error(), "DRADeviceCompatibilityGroups, DRAListTypeAttributes are on") || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want both gates named and %q", err, want)
+		}
+	})
+	t.Run("the plugin factory fails with the refusal, so the scheduler does not start", func(t *testing.T) {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRAOptionalNodeOperations, true)
+		_, err := NewFactory(Options{})(context.Background(), nil, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), Name+": the feature gates DRAOptionalNodeOperations are on") {
+			t.Errorf("NewFactory = %v, want the refusal naming DRAOptionalNodeOperations", err)
+		}
+	})
+}
+
+func TestUnsupportedFeatureGatesNamesEveryRefusedGate(t *testing.T) {
+	got := UnsupportedFeatureGates()
+	gates := unsupportedGates()
+	if len(got) != len(gates) {
+		t.Errorf("%d gates, want %d", len(got), len(gates))
+	}
+	for _, g := range gates {
+		if got[string(g.gate)] != g.missing {
+			t.Errorf("%s: %q, want %q", g.gate, got[string(g.gate)], g.missing)
+		}
+		if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[featuregate.Feature(g.gate)]; !known {
+			t.Errorf("%s is not a feature gate of this Kubernetes", g.gate)
+		}
+	}
+}
