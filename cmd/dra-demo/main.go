@@ -94,6 +94,7 @@ func run(ctx context.Context, configFile string, timeout time.Duration, exit boo
 	if err != nil {
 		return err
 	}
+	defer sub.rec.Stop()
 	pods, err := settle(ctx, cp.Client, timeout)
 	if err != nil {
 		return err

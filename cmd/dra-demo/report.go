@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -137,7 +137,7 @@ func pendingReason(p *v1.Pod) string {
 // scheduler's time per DRAAllocator extension point (from its metrics,
 // this process being the scheduler).
 func latencySummary(out io.Writer, s *submission, pods []v1.Pod) error {
-	lat, span := s.latencies()
+	lat, first, last := s.rec.Samples(s.names)
 	bound := 0
 	for _, p := range pods {
 		if p.Spec.NodeName != "" {
@@ -148,11 +148,10 @@ func latencySummary(out io.Writer, s *submission, pods []v1.Pod) error {
 	if len(lat) == 0 {
 		return nil
 	}
-	slices.Sort(lat)
-	q := func(f float64) time.Duration { return lat[min(len(lat)-1, int(f*float64(len(lat))))] }
+	sum, span := allocbench.Summarize(lat), last.Sub(first)
+	ms := func(ns int64) time.Duration { return time.Duration(ns).Round(time.Millisecond) }
 	fmt.Fprintf(out, "Latency, pod created → bound, including the resourceclaim controller creating each claim (%d pods submitted at once):\n  p50 %v  p90 %v  p99 %v  max %v; %.1f pods/s over %v\n",
-		len(lat), q(0.50).Round(time.Millisecond), q(0.90).Round(time.Millisecond), q(0.99).Round(time.Millisecond),
-		lat[len(lat)-1].Round(time.Millisecond), float64(len(lat))/span.Seconds(), span.Round(time.Millisecond))
+		len(lat), ms(sum.P50Ns), ms(sum.P90Ns), ms(sum.P99Ns), ms(sum.MaxNs), float64(len(lat))/span.Seconds(), span.Round(time.Millisecond))
 
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {

@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -49,82 +47,39 @@ func workloads() []workload {
 	}
 }
 
-// submission records when each pod was created and when it was seen bound.
+// submission is the measured pods and the recorder of their creation and
+// binding times.
 type submission struct {
-	mu      sync.Mutex
-	created map[string]time.Time
-	bound   map[string]time.Time
-	first   time.Time
+	rec   *podlatency.Recorder
+	names []string
 }
 
 // submit creates the workloads' templates, starts watching the namespace,
 // then creates every pod as fast as the API server takes them, recording
-// times. The examples' pods, created before, are not measured.
+// times. The examples' pods, created before, are not measured. Stop the
+// submission's recorder when done.
 func submit(ctx context.Context, client kubernetes.Interface, wls []workload) (*submission, error) {
 	for _, w := range wls {
 		if err := objects.Create(ctx, client, w.template); err != nil {
 			return nil, err
 		}
 	}
-	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	rec, err := podlatency.Start(ctx, client, namespace)
 	if err != nil {
 		return nil, err
 	}
-	watcher, err := client.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
-	if err != nil {
-		return nil, err
-	}
-	s := &submission{created: map[string]time.Time{}, bound: map[string]time.Time{}, first: time.Now()}
-	go s.observe(watcher)
+	s := &submission{rec: rec}
 	for _, w := range wls {
 		for i := range w.pods {
 			name := fmt.Sprintf("%s-%d", w.prefix, i)
 			pod := objects.MakePod(name, namespace).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", w.template.Name).Obj()
-			s.mu.Lock()
-			s.created[name] = time.Now()
-			s.mu.Unlock()
+			s.names = append(s.names, name)
+			rec.Created(name, time.Now())
 			if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-				watcher.Stop()
+				rec.Stop()
 				return nil, fmt.Errorf("create pod %s/%s: %w", namespace, name, err)
 			}
 		}
 	}
 	return s, nil
-}
-
-func (s *submission) observe(w watch.Interface) {
-	for ev := range w.ResultChan() {
-		p, ok := ev.Object.(*v1.Pod)
-		if !ok || p.Spec.NodeName == "" {
-			continue
-		}
-		s.mu.Lock()
-		if _, seen := s.bound[p.Name]; !seen {
-			s.bound[p.Name] = time.Now()
-		}
-		s.mu.Unlock()
-	}
-}
-
-// latencies returns, for the measured pods seen bound, the time from
-// creation to binding, and the span from the first creation to the last
-// binding.
-func (s *submission) latencies() (lat []time.Duration, span time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var last time.Time
-	for name, c := range s.created {
-		b, ok := s.bound[name]
-		if !ok {
-			continue
-		}
-		lat = append(lat, b.Sub(c))
-		if b.After(last) {
-			last = b
-		}
-	}
-	if !last.IsZero() {
-		span = last.Sub(s.first)
-	}
-	return lat, span
 }

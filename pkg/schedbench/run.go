@@ -18,6 +18,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
 )
 
 // cleanupTimeout bounds the deletion of a run's namespace and inventory in
@@ -254,11 +255,11 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	res.SchedulerStartNs = int64(time.Since(schedStart))
 	o.progress("%s: scheduler ready in %v (pid %d, log %s)", label, time.Since(schedStart).Round(time.Millisecond), sched.cmd.Process.Pid, res.SchedulerLog)
 
-	rec, err := startRecorder(ctx, client, ns)
+	rec, err := podlatency.Start(ctx, client, ns)
 	if err != nil {
 		return res, err
 	}
-	defer rec.stop()
+	defer rec.Stop()
 	if len(warmup) > 0 {
 		if err := createPods(ctx, client, rec, ns, warmup, c, o.Claims, o.Writers); err != nil {
 			return res, err
@@ -302,8 +303,8 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
 		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
 	}
-	res.WatchRestarts, res.WatchRelists = rec.watchStats()
-	lat, first, last := rec.samples(pods)
+	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
+	lat, first, last := rec.Samples(pods)
 	res.Bound = len(lat)
 	res.Latency = Summarize(lat)
 	if res.Bound > 0 && last.After(first) {

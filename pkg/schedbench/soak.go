@@ -20,6 +20,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
 )
 
 // SoakOptions configure a soak run: dra-scheduler (configuration ours) in
@@ -209,11 +210,11 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 		return nil, err
 	}
 
-	rec, err := startRecorder(ctx, client, inProcessNamespace)
+	rec, err := podlatency.Start(ctx, client, inProcessNamespace)
 	if err != nil {
 		return nil, err
 	}
-	defer rec.stop()
+	defer rec.Stop()
 	ch := &churn{opts: opts, client: client, cluster: cluster, rec: rec, rep: rep, rng: rand.New(rand.NewPCG(opts.Seed, 0x50a6))}
 	if _, err := client.ResourceV1().ResourceClaimTemplates(inProcessNamespace).Create(ctx, soakTemplate(0), metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create ResourceClaimTemplate soak-0: %w", err)
@@ -248,7 +249,7 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 	} else if after, err := sched.usage(); err == nil {
 		rep.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
 	}
-	lat, _, _ := rec.samples(ch.created)
+	lat, _, _ := rec.Samples(ch.created)
 	rep.PodsBound = len(lat)
 	rep.Latency = Summarize(lat)
 

@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
 )
 
 // churn is a soak's workload: each loop writes one kind of object until
@@ -29,7 +30,7 @@ type churn struct {
 	opts    SoakOptions
 	client  kubernetes.Interface
 	cluster inventorygen.Cluster
-	rec     *recorder
+	rec     *podlatency.Recorder
 
 	mu  sync.Mutex
 	rep *SoakReport
@@ -93,7 +94,7 @@ func (ch *churn) pods(ctx context.Context) error {
 			ch.mu.Lock()
 			name, k := podName("soak", i), ch.template
 			ch.mu.Unlock()
-			ch.rec.markCreated(name, time.Now())
+			ch.rec.Created(name, time.Now())
 			if _, err := ch.client.CoreV1().Pods(inProcessNamespace).Create(ctx, soakPod(name, k), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("create pod %s: %w", name, err)
 			}
