@@ -263,3 +263,38 @@ func paths(v any, key string) []pathValue {
 	}
 	return out
 }
+
+func TestTheFeatureGatesFlagSetsGatesInEveryTestCaseOfBothVariants(t *testing.T) {
+	configs, err := loadConfigs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := *featureGatesFlag
+	t.Cleanup(func() { *featureGatesFlag = old })
+	*featureGatesFlag = "SchedulerPreQueueingHints=true, DRAPrioritizedList=false"
+	for _, c := range configs {
+		for _, variant := range variants {
+			// With upstream's thresholds too: the in-tree variant can no
+			// longer run upstream's file as it is.
+			for i, tc := range readWorkloads(t, c, variant, true) {
+				gates, _ := tc["featureGates"].(map[string]any)
+				if gates["SchedulerPreQueueingHints"] != true || gates["DRAPrioritizedList"] != false {
+					t.Errorf("%s/%s: %v: featureGates %v, want the flag's gates", c.Topic, variant, tc["name"], gates)
+				}
+				own, _ := c.testCases[i]["featureGates"].(map[string]any)
+				for name, on := range own {
+					if name != "DRAPrioritizedList" && gates[name] != on {
+						t.Errorf("%s/%s: %v: gate %s = %v, want the test case's own %v", c.Topic, variant, tc["name"], name, gates[name], on)
+					}
+				}
+			}
+		}
+	}
+
+	for _, bad := range []string{"SchedulerPreQueueingHints", "=true", "A=maybe"} {
+		*featureGatesFlag = bad
+		if _, err := configs[0].workloadFile(variantInTree, t.TempDir(), false); err == nil || !strings.Contains(err.Error(), "-dra-perf-feature-gates") {
+			t.Errorf("-dra-perf-feature-gates=%q: %v, want an error naming the flag", bad, err)
+		}
+	}
+}

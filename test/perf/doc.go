@@ -31,6 +31,10 @@
 // workloads) are removed from the files both variants run unless
 // -dra-perf-upstream-thresholds is set: they are pass/fail gates for
 // upstream's machines, and this benchmark compares.
+// -dra-perf-feature-gates=A=true,B=false sets gates in every test case of
+// both variants over the file's own (scheduler_perf takes feature gates
+// only from its workload files), e.g.
+// PERF_FLAGS=-dra-perf-feature-gates=SchedulerPreQueueingHints=true.
 //
 // TestSchedulerPerf (make test) runs scheduler_perf.RunIntegrationPerfScheduling
 // on the same configurations and variants (names

@@ -31,6 +31,8 @@ var (
 		"keep upstream's per-workload throughput thresholds (pass/fail gates calibrated for upstream's CI machines); by default both variants run without them")
 	podsTimeoutFlag = flag.Duration("dra-perf-pods-timeout", 2*time.Minute,
 		"TestSchedulerPerf: how long a workload may wait for its pods to be scheduled (the benchmark keeps scheduler_perf's 10m)")
+	featureGatesFlag = flag.String("dra-perf-feature-gates", "",
+		"feature gates set in every test case of both variants over the workload file's own, e.g. SchedulerPreQueueingHints=true (scheduler_perf has no flag for them)")
 )
 
 // registry is the out-of-tree registry of a variant.

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -238,7 +239,11 @@ func requiredParams(template any) []string {
 // benchmark compares the two. Nothing else changes; template paths stay
 // relative to c.Dir, the working directory of the run.
 func (c *perfConfig) workloadFile(variant, dir string, keepThresholds bool) (string, error) {
-	if variant == variantInTree && keepThresholds {
+	gates, err := parseFeatureGates(*featureGatesFlag)
+	if err != nil {
+		return "", fmt.Errorf("-dra-perf-feature-gates: %w", err)
+	}
+	if variant == variantInTree && keepThresholds && len(gates) == 0 {
 		return c.File, nil
 	}
 	var defaultConfig string
@@ -247,6 +252,9 @@ func (c *perfConfig) workloadFile(variant, dir string, keepThresholds bool) (str
 		out := maps.Clone(tc)
 		if !keepThresholds {
 			out["workloads"] = withoutThresholds(tc["workloads"])
+		}
+		if len(gates) > 0 {
+			out["featureGates"] = withFeatureGates(tc["featureGates"], gates)
 		}
 		derived = append(derived, out)
 		if variant != variantDRAAllocator {
@@ -275,6 +283,36 @@ func (c *perfConfig) workloadFile(variant, dir string, keepThresholds bool) (str
 	}
 	file := filepath.Join(dir, c.Topic+"-"+variant+"-"+configName)
 	return file, os.WriteFile(file, data, 0o644)
+}
+
+// parseFeatureGates parses "A=true,B=false".
+func parseFeatureGates(s string) (map[string]bool, error) {
+	gates := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(kv, "=")
+		on, err := strconv.ParseBool(value)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%q is not NAME=true or NAME=false", kv)
+		}
+		gates[name] = on
+	}
+	return gates, nil
+}
+
+// withFeatureGates returns a test case's featureGates with gates set over
+// them.
+func withFeatureGates(own any, gates map[string]bool) map[string]any {
+	out := map[string]any{}
+	if m, ok := own.(map[string]any); ok {
+		maps.Copy(out, m)
+	}
+	for name, on := range gates {
+		out[name] = on
+	}
+	return out
 }
 
 // withoutThresholds returns a copy of a test case's workload list with
