@@ -15,6 +15,8 @@
 //     (runtime.APIVersionInternal) of group kubescheduler.config.k8s.io in
 //     schemes built by the caller (see AddToScheme); no global scheme is
 //     modified.
-//   - DeepCopy methods are hand-written because no code generators are used.
-//     They must be kept in sync when fields are added.
+//   - DeepCopy methods are generated (zz_generated.deepcopy.go, by
+//     hack/update-codegen.sh; make verify fails when they are stale).
+//
+// +k8s:deepcopy-gen=package
 package config

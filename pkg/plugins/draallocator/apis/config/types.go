@@ -6,6 +6,8 @@ import (
 
 // DRAAllocatorArgs holds the arguments used to configure the DRAAllocator
 // plugin. Values of this type are always fully defaulted.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type DRAAllocatorArgs struct {
 	metav1.TypeMeta
 

@@ -1,43 +1,64 @@
 package v1
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
+// The conversions below complete the generated ones
+// (zz_generated.conversion.go) for the fields conversion-gen cannot
+// convert: optional pointers here, plain values in package config.
+
 // Convert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs converts versioned
 // args to internal args. Nil fields become zero values, so in should have
 // been defaulted first. TypeMeta is not copied; the scheme sets it.
-func Convert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocatorArgs, out *config.DRAAllocatorArgs, _ conversion.Scope) error {
-	*out = config.DRAAllocatorArgs{}
-	if in.FilterTimeout != nil {
-		out.FilterTimeout = *in.FilterTimeout
+func Convert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocatorArgs, out *config.DRAAllocatorArgs, s conversion.Scope) error {
+	if err := autoConvert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in, out, s); err != nil {
+		return err
 	}
-	if in.BindingTimeout != nil {
-		out.BindingTimeout = *in.BindingTimeout
+	out.ScoringStrategy = config.ScoringStrategy{}
+	if in.ScoringStrategy != nil {
+		if err := Convert_v1_ScoringStrategy_To_config_ScoringStrategy(in.ScoringStrategy, &out.ScoringStrategy, s); err != nil {
+			return err
+		}
 	}
-	if in.ScoringStrategy != nil && in.ScoringStrategy.Type != nil {
-		out.ScoringStrategy.Type = config.ScoringStrategyType(*in.ScoringStrategy.Type)
-	}
-	if in.DeviceSelectionPolicy != nil {
-		out.DeviceSelectionPolicy = config.DeviceSelectionPolicy(*in.DeviceSelectionPolicy)
-	}
+	out.DeviceSelectionPolicy = config.DeviceSelectionPolicy(ptr.Deref(in.DeviceSelectionPolicy, ""))
 	return nil
 }
 
 // Convert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs converts internal
 // args to versioned args. Every field of out is set, so the result is
 // already complete and defaulting it is a no-op. TypeMeta is not copied.
-func Convert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAllocatorArgs, out *DRAAllocatorArgs, _ conversion.Scope) error {
-	t := ScoringStrategyType(in.ScoringStrategy.Type)
-	p := DeviceSelectionPolicy(in.DeviceSelectionPolicy)
-	*out = DRAAllocatorArgs{
-		FilterTimeout:         &metav1.Duration{Duration: in.FilterTimeout.Duration},
-		BindingTimeout:        &metav1.Duration{Duration: in.BindingTimeout.Duration},
-		ScoringStrategy:       &ScoringStrategy{Type: &t},
-		DeviceSelectionPolicy: &p,
+func Convert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAllocatorArgs, out *DRAAllocatorArgs, s conversion.Scope) error {
+	if err := autoConvert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in, out, s); err != nil {
+		return err
 	}
+	out.ScoringStrategy = &ScoringStrategy{}
+	if err := Convert_config_ScoringStrategy_To_v1_ScoringStrategy(&in.ScoringStrategy, out.ScoringStrategy, s); err != nil {
+		return err
+	}
+	out.DeviceSelectionPolicy = ptr.To(DeviceSelectionPolicy(in.DeviceSelectionPolicy))
+	return nil
+}
+
+// Convert_v1_ScoringStrategy_To_config_ScoringStrategy converts a versioned
+// scoring strategy; a nil type becomes the empty type.
+func Convert_v1_ScoringStrategy_To_config_ScoringStrategy(in *ScoringStrategy, out *config.ScoringStrategy, s conversion.Scope) error {
+	if err := autoConvert_v1_ScoringStrategy_To_config_ScoringStrategy(in, out, s); err != nil {
+		return err
+	}
+	out.Type = config.ScoringStrategyType(ptr.Deref(in.Type, ""))
+	return nil
+}
+
+// Convert_config_ScoringStrategy_To_v1_ScoringStrategy converts an internal
+// scoring strategy, setting its type.
+func Convert_config_ScoringStrategy_To_v1_ScoringStrategy(in *config.ScoringStrategy, out *ScoringStrategy, s conversion.Scope) error {
+	if err := autoConvert_config_ScoringStrategy_To_v1_ScoringStrategy(in, out, s); err != nil {
+		return err
+	}
+	out.Type = ptr.To(ScoringStrategyType(in.Type))
 	return nil
 }

@@ -1,13 +1,16 @@
 // Package v1 holds the versioned (kubescheduler.config.k8s.io/v1) wire types
-// of the DRAAllocator plugin args, their defaults and their hand-written
-// conversions to and from the internal types in package config.
+// of the DRAAllocator plugin args, their defaults and their conversions to
+// and from the internal types in package config. Deep copies, conversions
+// and the defaulting registration are generated (zz_generated.*.go, by
+// hack/update-codegen.sh); defaults.go and conversion.go hold what the
+// generators call.
 //
 // Design and invariants:
 //
 //   - Every field is an optional pointer, so "not set" is distinguishable
 //     from an explicit zero (filterTimeout: 0s disables the limit).
 //   - SetDefaults_DRAAllocatorArgs is the only place defaults are applied.
-//     It is registered with a scheme by AddToScheme and runs via
+//     defaulter-gen registers it (RegisterDefaults) and it runs via
 //     scheme.Default; it only fills nil fields and never overwrites a value.
 //   - The timeout defaults match the in-tree DynamicResources plugin
 //     (k8s.io/kube-scheduler/config/v1 DynamicResourcesFilterTimeoutDefault and
@@ -17,5 +20,11 @@
 //     after defaulting. Conversion internal -> v1 sets every pointer, so
 //     internal -> v1 -> internal is the identity.
 //   - AddToScheme registers into a caller-provided scheme only; this package
-//     has no global scheme and no init-time side effects.
+//     has no global scheme. The generated conversions add themselves to the
+//     package's scheme builder in an init function (conversion-gen's
+//     convention); nothing else happens at init.
+//
+// +k8s:deepcopy-gen=package
+// +k8s:conversion-gen=github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config
+// +k8s:defaulter-gen=TypeMeta
 package v1

@@ -7,6 +7,8 @@ import (
 // DRAAllocatorArgs holds the arguments used to configure the DRAAllocator
 // plugin, as written in the args block of a KubeSchedulerConfiguration
 // pluginConfig entry.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 type DRAAllocatorArgs struct {
 	metav1.TypeMeta `json:",inline"`
 
