@@ -55,9 +55,6 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
-	if s.alloc == nil {
-		return 0, nil
-	}
 	if !pl.scoresDevices(s) {
 		// Every node scores 0; PreScore normally skips Score already.
 		return 0, nil
