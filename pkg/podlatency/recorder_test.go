@@ -70,14 +70,22 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func TestTheRecorderMeasuresFromCreationToTheFirstTimeAPodIsSeenBound(t *testing.T) {
+// startRecording starts a recorder on a fake clientset whose watches w
+// hands out; it is stopped when the test ends.
+func startRecording(t *testing.T) (*fake.Clientset, *watches, *Recorder) {
+	t.Helper()
 	client := fake.NewClientset()
 	w := newWatches(client)
 	rec, err := Start(context.Background(), client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rec.Stop()
+	t.Cleanup(rec.Stop)
+	return client, w, rec
+}
+
+func TestTheRecorderMeasuresFromCreationToTheFirstTimeAPodIsSeenBound(t *testing.T) {
+	_, w, rec := startRecording(t)
 	fw := w.next(t)
 
 	created := time.Now()
@@ -111,13 +119,7 @@ func TestTheRecorderMeasuresFromCreationToTheFirstTimeAPodIsSeenBound(t *testing
 }
 
 func TestTheRecorderSurvivesTheAPIServerEndingItsWatch(t *testing.T) {
-	client := fake.NewClientset()
-	w := newWatches(client)
-	rec, err := Start(context.Background(), client, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
+	client, w, rec := startRecording(t)
 	rec.Created("a", time.Now())
 	rec.Created("b", time.Now())
 	rec.Created("c", time.Now())
@@ -152,13 +154,7 @@ func TestTheRecorderSurvivesTheAPIServerEndingItsWatch(t *testing.T) {
 }
 
 func TestTheRecorderSaysWhyItStoppedWhenItCannotWatchAgain(t *testing.T) {
-	client := fake.NewClientset()
-	w := newWatches(client)
-	rec, err := Start(context.Background(), client, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
+	_, w, rec := startRecording(t)
 	fw := w.next(t)
 	refused := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no longer allowed"))
 	w.mu.Lock()
