@@ -111,7 +111,10 @@ func splitComma(s string) []string {
 	return out
 }
 
-type allocatorIface interface {
+// nodeAllocator is what the tests and benchmarks call on both
+// allocators, upstream's structured.Allocator and ours: one pod's claims
+// on one node.
+type nodeAllocator interface {
 	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
 }
 
@@ -148,7 +151,7 @@ func newBenchEnv(b *testing.B, shape benchShape, nodes int, occupancy float64) *
 	return e
 }
 
-func (e *benchEnv) upstream(b *testing.B) allocatorIface {
+func (e *benchEnv) upstream(b *testing.B) nodeAllocator {
 	a, err := structured.NewAllocator(b.Context(), defaultFeatures, e.state, e.cluster.ClassLister(), e.cluster.Slices, e.celUp)
 	if err != nil {
 		b.Fatal(err)
@@ -158,7 +161,7 @@ func (e *benchEnv) upstream(b *testing.B) allocatorIface {
 
 // ours is a pod's allocator as the scheduler plugin creates it: over the
 // long-lived inventory, matcher and allocated-device state.
-func (e *benchEnv) ours() allocatorIface {
+func (e *benchEnv) ours() nodeAllocator {
 	return allocator.NewWithState(defaultFeatures, e.ourSt, e.cluster.ClassLister(), e.inv, e.matcher, allocator.FirstFit)
 }
 
@@ -173,7 +176,7 @@ func BenchmarkNodeCheck(b *testing.B) {
 				for _, impl := range []string{"upstream", "ours"} {
 					name := fmt.Sprintf("shape=%s/nodes=%d/occupancy=%v/impl=%s", shape.name, nodes, occ, impl)
 					b.Run(name, func(b *testing.B) {
-						var a allocatorIface
+						var a nodeAllocator
 						if impl == "upstream" {
 							a = e.upstream(b)
 						} else {
@@ -255,7 +258,7 @@ func BenchmarkFirstPod(b *testing.B) {
 					ctx := context.Background()
 					b.ReportAllocs()
 					for b.Loop() {
-						var a allocatorIface
+						var a nodeAllocator
 						if impl == "upstream" {
 							a = e.upstream(b)
 						} else {

@@ -82,9 +82,7 @@ func (o outcome) String() string {
 
 // run allocates the case on every node with one allocator built by
 // newAlloc, as the scheduler does for one pod.
-func (tc diffCase) run(ctx context.Context, newAlloc func() (interface {
-	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
-}, error)) []outcome {
+func (tc diffCase) run(ctx context.Context, newAlloc func() (nodeAllocator, error)) []outcome {
 	a, err := newAlloc()
 	if err != nil {
 		return []outcome{{err: err}}
@@ -125,15 +123,11 @@ func compare(ctx context.Context, tc diffCase) []string {
 // compareOutcomes is compare that also returns our outcomes, one per node.
 func compareOutcomes(ctx context.Context, tc diffCase) ([]string, []outcome) {
 	celCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: tc.features.ConsumableCapacity})
-	theirs := tc.run(ctx, func() (interface {
-		Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
-	}, error) {
+	theirs := tc.run(ctx, func() (nodeAllocator, error) {
 		return structured.NewAllocator(ctx, tc.features, tc.state, tc.classes, tc.slices, celCache)
 	})
 	ourCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: tc.features.ConsumableCapacity})
-	ours := tc.run(ctx, func() (interface {
-		Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
-	}, error) {
+	ours := tc.run(ctx, func() (nodeAllocator, error) {
 		return allocator.NewAllocator(ctx, tc.features, tc.state, tc.classes, tc.slices, ourCache)
 	})
 	diffs := compareFits(ctx, tc, theirs)
