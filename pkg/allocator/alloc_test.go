@@ -23,10 +23,10 @@ func TestAllocateOnAFreeNodeAllocatesOnlyTheResult(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under the race detector; make test checks them")
 	}
 	for _, shape := range benchShapes() {
-		t.Run("a free node costs only the result for shape "+shape.name, func(t *testing.T) {
-			c := shape.cluster(3)
+		t.Run("a free node costs only the result for shape "+shape.Name, func(t *testing.T) {
+			c := shape.Cluster(3)
 			a := newShapeAllocator(c, 0)
-			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
+			claims, node, ctx := shape.Claims(), c.Nodes[1], context.Background()
 			res, err := a.Allocate(ctx, node, claims)
 			if err != nil || len(res) != 1 {
 				t.Fatalf("a free node must fit: got %v, %v", res, err)
@@ -55,17 +55,17 @@ func TestNoAllocationWhenNodeCannotFit(t *testing.T) {
 	// a device computes its consumption, which must stay off the heap.
 	for _, sc := range allocbench.Scenarios() {
 		if sc.Name == "nic-shared" || sc.Name == "gpu-nic-pcie" {
-			shapes = append(shapes, benchShape{name: sc.Name, cluster: sc.Cluster, claims: sc.Claims})
+			shapes = append(shapes, sc)
 		}
 	}
 	if len(shapes) != len(benchShapes())+2 {
 		t.Fatalf("allocbench no longer has the nic-shared and gpu-nic-pcie scenarios")
 	}
 	for _, shape := range shapes {
-		t.Run("a full node costs no allocation for shape "+shape.name, func(t *testing.T) {
-			c := shape.cluster(3)
+		t.Run("a full node costs no allocation for shape "+shape.Name, func(t *testing.T) {
+			c := shape.Cluster(3)
 			a := newShapeAllocator(c, 1)
-			claims, node, ctx := shape.claims(), c.Nodes[1], context.Background()
+			claims, node, ctx := shape.Claims(), c.Nodes[1], context.Background()
 			res, err := a.Allocate(ctx, node, claims)
 			if err != nil || res != nil {
 				t.Fatalf("a full node must not fit: got %v, %v", res, err)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
@@ -23,66 +24,41 @@ import (
 // (benchstat -col /impl). -dra.nodes selects the cluster sizes.
 var (
 	benchNodes      = flag.String("dra.nodes", "100,5000", "comma-separated cluster sizes for the allocator benchmarks")
-	benchShapeNames = flag.String("dra.shapes", "", "comma-separated shapes for the allocator benchmarks (a-perf, ...; empty: all); the others are not even built")
+	benchShapeNames = flag.String("dra.shapes", "", "comma-separated shapes for the allocator benchmarks (allocbench scenario names: schedperf, h100, ...; empty: all of benchScenarios); the others are not even built")
 )
 
 // benchShapesSelected returns the shapes -dra.shapes names, in table order.
-func benchShapesSelected() []benchShape {
+func benchShapesSelected() []allocbench.Scenario {
 	want := splitComma(*benchShapeNames)
-	var out []benchShape
+	var out []allocbench.Scenario
 	for _, s := range benchShapes() {
-		if len(want) == 0 || slices.Contains(want, s.name) {
+		if len(want) == 0 || slices.Contains(want, s.Name) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-type benchShape struct {
-	name    string
-	cluster func(nodes int) inventorygen.Cluster
-	claims  func() []*resourceapi.ResourceClaim
-}
+// benchScenarios are the allocbench scenarios the allocator benchmarks
+// run (a–e of docs/benchmarks.md: the scheduler_perf shape with and
+// without a CEL selector, 8×H100 with a memory selector, Dynamic MIG, five
+// requests with matchAttribute, and 200 devices of which only the last
+// matches). dra-bench allocator runs all of allocbench's scenarios.
+var benchScenarios = []string{"schedperf", "schedperf-cel", "h100", "dynamic-mig", "match-5", "schedperf-200-last"}
 
-func benchShapes() []benchShape {
-	perfSelector := `device.attributes["test-driver.cdi.k8s.io"].model == "B60"`
-	matchFive := func() []*resourceapi.ResourceClaim {
-		var reqs []resourceapi.DeviceRequest
-		var names []string
-		for i := range 5 {
-			name := fmt.Sprintf("req-%d", i)
-			reqs = append(reqs, inventorygen.ExactRequest(name, inventorygen.ClassSchedulerPerf, 1))
-			names = append(names, name)
+// benchShapes returns benchScenarios' scenarios from allocbench, in that
+// order: one definition of each input for both benchmark harnesses.
+func benchShapes() []allocbench.Scenario {
+	all := allocbench.Scenarios()
+	out := make([]allocbench.Scenario, 0, len(benchScenarios))
+	for _, name := range benchScenarios {
+		i := slices.IndexFunc(all, func(s allocbench.Scenario) bool { return s.Name == name })
+		if i < 0 {
+			panic(fmt.Sprintf("allocbench has no scenario %q", name))
 		}
-		c := inventorygen.NewClaim("match", reqs...)
-		attr := resourceapi.FullyQualifiedName("resource.kubernetes.io/pciRoot")
-		c.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{Requests: names, MatchAttribute: &attr}}
-		return []*resourceapi.ResourceClaim{c}
+		out = append(out, all[i])
 	}
-	return []benchShape{
-		{"a-perf", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) },
-			func() []*resourceapi.ResourceClaim {
-				return []*resourceapi.ResourceClaim{inventorygen.SchedulerPerfClaim("c", 1)}
-			}},
-		{"a-perf-cel", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) },
-			func() []*resourceapi.ResourceClaim {
-				return []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", inventorygen.ClassSchedulerPerf, 1, perfSelector)}
-			}},
-		{"b-h100-memory", inventorygen.NvidiaH100,
-			func() []*resourceapi.ResourceClaim {
-				return []*resourceapi.ResourceClaim{inventorygen.GPUWithMemoryClaim("c", "40Gi")}
-			}},
-		{"c-dynamic-mig", func(n int) inventorygen.Cluster { return inventorygen.DynamicMIG(n, 8) },
-			func() []*resourceapi.ResourceClaim {
-				return []*resourceapi.ResourceClaim{inventorygen.MIGProfileClaim("c", "1g.10gb")}
-			}},
-		{"d-match-5", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 10) }, matchFive},
-		{"e-200-last", func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 200) },
-			func() []*resourceapi.ResourceClaim {
-				return []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", inventorygen.ClassSchedulerPerf, 1,
-					`device.attributes["test-driver.cdi.k8s.io"].pciAddress == "0000:0199:00.0"`)}
-			}},
-	}
+	return out
 }
 
 func parseNodes(b *testing.B) []int {
@@ -132,11 +108,11 @@ type benchEnv struct {
 	celUp   *cel.Cache
 }
 
-func newBenchEnv(b *testing.B, shape benchShape, nodes int, occupancy float64) *benchEnv {
-	c := shape.cluster(nodes)
+func newBenchEnv(b *testing.B, shape allocbench.Scenario, nodes int, occupancy float64) *benchEnv {
+	c := shape.Cluster(nodes)
 	e := &benchEnv{
 		cluster: c,
-		claims:  shape.claims(),
+		claims:  shape.Claims(),
 		state:   inventorygen.Occupancy(c, occupancy).State(),
 		node:    c.Nodes[len(c.Nodes)/2],
 		inv:     inventory.New(),
@@ -174,7 +150,7 @@ func BenchmarkNodeCheck(b *testing.B) {
 			for _, occ := range []float64{0, 0.5, 1} {
 				e := newBenchEnv(b, shape, nodes, occ)
 				for _, impl := range []string{"upstream", "ours"} {
-					name := fmt.Sprintf("shape=%s/nodes=%d/occupancy=%v/impl=%s", shape.name, nodes, occ, impl)
+					name := fmt.Sprintf("shape=%s/nodes=%d/occupancy=%v/impl=%s", shape.Name, nodes, occ, impl)
 					b.Run(name, func(b *testing.B) {
 						var a nodeAllocator
 						if impl == "upstream" {
@@ -209,7 +185,7 @@ func BenchmarkPodTotal(b *testing.B) {
 		for _, nodes := range parseNodes(b) {
 			e := newBenchEnv(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
-				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.name, nodes, impl), func(b *testing.B) {
+				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.Name, nodes, impl), func(b *testing.B) {
 					ctx := context.Background()
 					if impl == "ours" {
 						// Steady state: the caches were filled by earlier
@@ -254,7 +230,7 @@ func BenchmarkFirstPod(b *testing.B) {
 		for _, nodes := range parseNodes(b) {
 			e := newBenchEnv(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
-				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.name, nodes, impl), func(b *testing.B) {
+				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.Name, nodes, impl), func(b *testing.B) {
 					ctx := context.Background()
 					b.ReportAllocs()
 					for b.Loop() {
@@ -287,9 +263,9 @@ func BenchmarkFirstPod(b *testing.B) {
 // evaluated once.
 func BenchmarkInventoryMemory(b *testing.B) {
 	for _, shape := range benchShapesSelected() {
-		b.Run("shape="+shape.name, func(b *testing.B) {
-			c := shape.cluster(100)
-			claims := shape.claims()
+		b.Run("shape="+shape.Name, func(b *testing.B) {
+			c := shape.Cluster(100)
+			claims := shape.Claims()
 			var devices int
 			for _, s := range c.Slices {
 				devices += len(s.Spec.Devices)

@@ -110,5 +110,12 @@ func Scenarios() []Scenario {
 			Cluster:     schedPerf,
 			Claims:      one(matchFiveClaim()),
 		},
+		{
+			Name:        "schedperf-200-last",
+			Description: "scheduler_perf shape with 200 devices/node; 1 device whose CEL selector matches only the last one (pciAddress): the per-device worst case",
+			Cluster:     func(n int) inventorygen.Cluster { return inventorygen.SchedulerPerf(n, 200) },
+			Claims: one(inventorygen.ExactClaim("last", inventorygen.ClassSchedulerPerf, 1,
+				fmt.Sprintf("device.attributes[%q].pciAddress == %q", inventorygen.DriverSchedulerPerf, "0000:0199:00.0"))),
+		},
 	}
 }
