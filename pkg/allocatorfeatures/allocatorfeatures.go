@@ -1,7 +1,9 @@
 // Package allocatorfeatures maps feature gates to the allocator's
 // features (structured.Features) exactly as kube-scheduler's in-tree
 // DynamicResources plugin does, so that the scheduler plugin and the tools
-// that explain its decisions (kubectl-dra) allocate under the same rules.
+// that explain its decisions (kubectl-dra) allocate under the same rules,
+// and names the gates of in-tree features DRAAllocator does not implement
+// yet (Unsupported), which both refuse rather than silently differ.
 package allocatorfeatures
 
 import (

@@ -37,6 +37,10 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 			return explain.Settings{}, fmt.Errorf("--feature-gates: %w", err)
 		}
 	}
+	// Explaining a scheduler that cannot run would answer for nobody.
+	if err := allocatorfeatures.CheckSupported(feature.NewSchedulerFeaturesFromGates(gates)); err != nil {
+		return explain.Settings{}, fmt.Errorf("--feature-gates: dra-scheduler would not start with these: %w", err)
+	}
 	policy := allocator.Policy(s.policy)
 	if !slices.Contains(allocator.Policies, policy) {
 		return explain.Settings{}, fmt.Errorf("--policy %q: want FirstFit or Packing", s.policy)

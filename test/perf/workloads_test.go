@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocatorfeatures"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator"
 )
 
@@ -37,14 +38,14 @@ var variants = []string{variantInTree, variantDRAAllocator}
 
 // unsupportedGates are feature gates whose test cases exercise in-tree
 // features that DRAAllocator does not implement: dra-scheduler refuses to
-// start with them on (draallocator.UnsupportedFeatureGates), so such
+// start with them on (allocatorfeatures.Unsupported), so such
 // workloads would not compare like with like, and both variants skip
 // them. Today these are the PodGroup claims of dra_workloadresourceclaims,
 // DRADeviceCompatibilityGroups' CompatibilityGroups and
 // DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
 // (the last two were known failures: the pod stayed pending where in-tree
 // allocated).
-var unsupportedGates = draallocator.UnsupportedFeatureGates()
+var unsupportedGates = allocatorfeatures.Unsupported()
 
 // knownFailures are upstream test cases ("<topic>/<TestCase>") that
 // DRAAllocator fails although it claims the feature (its allocator

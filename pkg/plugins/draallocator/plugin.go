@@ -83,7 +83,7 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 		if !fts.EnableDynamicResourceAllocation {
 			return nil, fmt.Errorf("%s: the DynamicResourceAllocation feature gate is disabled", Name)
 		}
-		if err := checkFeatureGates(fts); err != nil {
+		if err := allocatorfeatures.CheckSupported(fts); err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
 		if h.SharedDRAManager() == nil {

@@ -1,7 +1,6 @@
-package draallocator
+package allocatorfeatures
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -14,8 +13,8 @@ import (
 
 func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.T) {
 	t.Run("Kubernetes 1.37's default gates are accepted", func(t *testing.T) {
-		if err := checkFeatureGates(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
-			t.Errorf("checkFeatureGates(defaults) = %v, want nil", err)
+		if err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
+			t.Errorf("CheckSupported(defaults) = %v, want nil", err)
 		}
 	})
 	for _, g := range unsupportedGates() {
@@ -29,9 +28,9 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 			if !g.on(fts) {
 				t.Fatalf("the scheduler's features do not show %s on", g.gate)
 			}
-			err := checkFeatureGates(fts)
+			err := CheckSupported(fts)
 			if err == nil {
-				t.Fatalf("checkFeatureGates accepted %s", g.gate)
+				t.Fatalf("CheckSupported accepted %s", g.gate)
 			}
 			for _, want := range []string{"feature gates " + string(g.gate) + " are on", g.missing, "--feature-gates=" + string(g.gate) + "=false", "manifests/overlays/in-tree"} {
 				if !strings.Contains(err.Error(), want) {
@@ -45,23 +44,16 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 			features.DRAListTypeAttributes:        true,
 			features.DRADeviceCompatibilityGroups: true,
 		})
-		err := checkFeatureGates(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
+		err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
 		want := "--feature-gates=DRADeviceCompatibilityGroups=false,DRAListTypeAttributes=false "
 		if err == nil || !strings.Contains(err.Error(), "DRADeviceCompatibilityGroups, DRAListTypeAttributes are on") || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want both gates named and %q", err, want)
 		}
 	})
-	t.Run("the plugin factory fails with the refusal, so the scheduler does not start", func(t *testing.T) {
-		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRAOptionalNodeOperations, true)
-		_, err := NewFactory(Options{})(context.Background(), nil, nil)
-		if err == nil || !strings.HasPrefix(err.Error(), Name+": the feature gates DRAOptionalNodeOperations are on") {
-			t.Errorf("NewFactory = %v, want the refusal naming DRAOptionalNodeOperations", err)
-		}
-	})
 }
 
-func TestUnsupportedFeatureGatesNamesEveryRefusedGate(t *testing.T) {
-	got := UnsupportedFeatureGates()
+func TestUnsupportedNamesEveryRefusedGate(t *testing.T) {
+	got := Unsupported()
 	gates := unsupportedGates()
 	if len(got) != len(gates) {
 		t.Errorf("%d gates, want %d", len(got), len(gates))

@@ -1,4 +1,4 @@
-package draallocator
+package allocatorfeatures
 
 import (
 	"fmt"
@@ -12,7 +12,8 @@ import (
 // unsupportedGate is a feature gate that changes what the in-tree
 // DynamicResources plugin does in a way DRAAllocator does not implement
 // yet: with it on, DRAAllocator would allocate differently without saying
-// so, so it refuses to start instead.
+// so, so the scheduler refuses to start instead, and kubectl-dra refuses
+// to explain such a scheduler.
 type unsupportedGate struct {
 	gate featuregate.Feature
 	on   func(feature.Features) bool
@@ -38,10 +39,10 @@ func unsupportedGates() []unsupportedGate {
 	}
 }
 
-// UnsupportedFeatureGates returns the feature gates DRAAllocator refuses
-// to start with, each with what it does not implement. Test harnesses use
-// it to skip upstream workloads that turn one on.
-func UnsupportedFeatureGates() map[string]string {
+// Unsupported returns the feature gates DRAAllocator refuses to start
+// with, each with what it does not implement. Test harnesses use it to
+// skip upstream workloads that turn one on.
+func Unsupported() map[string]string {
 	m := map[string]string{}
 	for _, g := range unsupportedGates() {
 		m[string(g.gate)] = g.missing
@@ -49,9 +50,9 @@ func UnsupportedFeatureGates() map[string]string {
 	return m
 }
 
-// checkFeatureGates refuses gates DRAAllocator does not implement, naming
+// CheckSupported refuses gates DRAAllocator does not implement, naming
 // each, what it lacks and how to start anyway.
-func checkFeatureGates(fts feature.Features) error {
+func CheckSupported(fts feature.Features) error {
 	var on, missing, off []string
 	for _, g := range unsupportedGates() {
 		if g.on(fts) {
