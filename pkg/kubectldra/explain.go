@@ -37,8 +37,9 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 			return explain.Settings{}, fmt.Errorf("--feature-gates: %w", err)
 		}
 	}
+	fts := feature.NewSchedulerFeaturesFromGates(gates)
 	// Explaining a scheduler that cannot run would answer for nobody.
-	if err := allocatorfeatures.CheckSupported(feature.NewSchedulerFeaturesFromGates(gates)); err != nil {
+	if err := allocatorfeatures.CheckSupported(fts); err != nil {
 		return explain.Settings{}, fmt.Errorf("--feature-gates: dra-scheduler would not start with these: %w", err)
 	}
 	policy := allocator.Policy(s.policy)
@@ -54,8 +55,8 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 		return explain.Settings{}, fmt.Errorf("--candidates %d: want at least 1", s.candidates)
 	}
 	return explain.Settings{
-		Features:       allocatorfeatures.FromGates(gates),
-		PodGroupClaims: feature.NewSchedulerFeaturesFromGates(gates).EnableDRAWorkloadResourceClaims,
+		Features:       allocatorfeatures.FromScheduler(fts),
+		PodGroupClaims: fts.EnableDRAWorkloadResourceClaims,
 		Policy:         policy,
 		Scoring:        s.scoring,
 		Candidates:     s.candidates,
