@@ -78,7 +78,7 @@ func TestDistinctSelectorsOverTimeKeepTheCacheWithinItsLimitsAndAnswerAsUpstream
 	for _, s := range cluster.Slices {
 		inv.Set(s)
 	}
-	classes := classLister(cluster.Classes)
+	classes := inventorygen.NewClassLister(cluster.Classes...)
 	matcher := allocator.NewMatcherWithLimits(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}), limits)
 	upstreamCache := cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	stream := newSelectorStream(cluster)
@@ -177,7 +177,7 @@ func TestRepublishedSlicesReplaceTheirViewsChargeInTheCacheEstimate(t *testing.T
 		republish = republish.DeepCopy()
 		republish.Spec.Pool.Generation++
 		inv.Set(republish)
-		a := allocator.New(defaultFeatures, structured.AllocatedState{}, classLister(cluster.Classes), inv, matcher, allocator.FirstFit)
+		a := allocator.New(defaultFeatures, structured.AllocatedState{}, inventorygen.NewClassLister(cluster.Classes...), inv, matcher, allocator.FirstFit)
 		for _, node := range cluster.Nodes {
 			if fits, err := a.Fits(ctx, node, claims); err != nil || !fits {
 				t.Fatalf("round %d, node %s: fits %v, error %v", round, node.Name, fits, err)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -36,7 +37,7 @@ type diagnoseCase struct {
 func (tc diagnoseCase) run(t *testing.T) {
 	t.Helper()
 	class := objects.DeviceClass(diagDriver, diagDriver)
-	a := newTestAllocator(tc.allocated, classLister{class}, tc.slices)
+	a := newTestAllocator(tc.allocated, inventorygen.NewClassLister(class), tc.slices)
 	node := objects.MakeNode(diagNode).Obj()
 	claims := []*resourceapi.ResourceClaim{tc.claim}
 	d, err := a.Diagnose(t.Context(), node, claims)
@@ -181,7 +182,7 @@ func TestDiagnoseReportsEveryAlternativeOfAFirstAvailableRequest(t *testing.T) {
 			{Name: "any", DeviceClassName: diagDriver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 2},
 		},
 	}}}})
-	a := newTestAllocator(allocatedDevices("big"), classLister{objects.DeviceClass(diagDriver, diagDriver)}, []*resourceapi.ResourceSlice{slice})
+	a := newTestAllocator(allocatedDevices("big"), inventorygen.NewClassLister(objects.DeviceClass(diagDriver, diagDriver)), []*resourceapi.ResourceSlice{slice})
 	d, err := a.Diagnose(t.Context(), objects.MakeNode(diagNode).Obj(), []*resourceapi.ResourceClaim{claim})
 	if err != nil {
 		t.Fatalf("Diagnose: %v", err)

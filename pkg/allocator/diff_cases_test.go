@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -24,7 +25,7 @@ func TestSameAsUpstream(t *testing.T) {
 		}
 		return s.Obj()
 	}
-	class := classLister{objects.DeviceClass("gpu", drv)}
+	class := inventorygen.NewClassLister(objects.DeviceClass("gpu", drv))
 	big := `device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0`
 	claim := func(name string, count int64, selectors ...string) *resourceapi.ResourceClaim {
 		return objects.Claim(name, "ns", objects.ClaimSpec("req", "gpu", count, selectors...))
@@ -51,7 +52,7 @@ func TestSameAsUpstream(t *testing.T) {
 			claims:  []*resourceapi.ResourceClaim{claim("c", 3)},
 		},
 		"a missing class is an error": {
-			classes: classLister{},
+			classes: inventorygen.NewClassLister(),
 			slices:  []*resourceapi.ResourceSlice{gpus("node-a", "40Gi")},
 			claims:  []*resourceapi.ResourceClaim{claim("c", 1)},
 		},
@@ -95,7 +96,7 @@ func TestNewAllocatorKeepsEverySliceOfItsList(t *testing.T) {
 		s.Spec.Pool = resourceapi.ResourcePool{Name: pool, Generation: 1, ResourceSliceCount: count}
 		return s.Obj()
 	}
-	gpus := classLister{objects.DeviceClass("gpu", gpuDriver)}
+	gpus := inventorygen.NewClassLister(objects.DeviceClass("gpu", gpuDriver))
 	twoGPUs := objects.Claim("c", "ns", objects.ClaimSpec("req", "gpu", 2))
 	gpuAndNIC := objects.ClaimSpec("gpu", "gpu", 1)
 	gpuAndNIC.Devices.Requests = append(gpuAndNIC.Devices.Requests, objects.ClaimSpec("nic", "nic", 1).Devices.Requests...)
@@ -120,7 +121,7 @@ func TestNewAllocatorKeepsEverySliceOfItsList(t *testing.T) {
 		{
 			name: "slices of two drivers sharing a name both offer their devices",
 			diffCase: diffCase{
-				classes: classLister{objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver)},
+				classes: inventorygen.NewClassLister(objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver)),
 				slices:  []*resourceapi.ResourceSlice{named("devices", gpuDriver, "n", 1, "dev-0"), named("devices", nicDriver, "n", 1, "dev-0")},
 				claims:  []*resourceapi.ResourceClaim{objects.Claim("c", "ns", gpuAndNIC)},
 			},

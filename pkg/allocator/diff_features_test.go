@@ -10,6 +10,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestTaintsAdminAccessBindingAndCapacity(t *testing.T) {
 	const drv = "gpu.example.com"
 	node := objects.MakeNode("n").Obj()
-	class := classLister{objects.DeviceClass("gpu", drv)}
+	class := inventorygen.NewClassLister(objects.DeviceClass("gpu", drv))
 	base := func() *objects.SliceWrapper {
 		return objects.MakeSlice("n-gpus", drv, "n").Device("gpu-0", nil).Device("gpu-1", nil)
 	}

@@ -11,7 +11,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -37,20 +36,6 @@ var defaultFeatures = structured.Features{
 	DeviceTaints:           true,
 	DeviceBindingAndStatus: true,
 	ConsumableCapacity:     true,
-}
-
-// classLister serves DeviceClasses from a slice.
-type classLister []*resourceapi.DeviceClass
-
-func (l classLister) List() ([]*resourceapi.DeviceClass, error) { return l, nil }
-
-func (l classLister) Get(name string) (*resourceapi.DeviceClass, error) {
-	for _, c := range l {
-		if c.Name == name {
-			return c, nil
-		}
-	}
-	return nil, apierrors.NewNotFound(resourceapi.Resource("deviceclasses"), name)
 }
 
 // diffCase is one set of inputs for both allocators.

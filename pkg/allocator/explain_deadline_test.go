@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -30,7 +31,7 @@ const (
 
 var (
 	groupNodes   = []*v1.Node{objects.MakeNode("node-a").Obj(), objects.MakeNode("node-b").Obj()}
-	groupClasses = classLister{objects.DeviceClass("dev", groupDriver)}
+	groupClasses = inventorygen.NewClassLister(objects.DeviceClass("dev", groupDriver))
 )
 
 // groupSlices gives every node inA devices of group "a" and inB of group

@@ -6,6 +6,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -14,7 +15,7 @@ func TestExplainNamesPoolsItCouldNotUse(t *testing.T) {
 	// The pool announces two slices; only one is published yet.
 	partial := objects.MakeSlice("n-gpus-0", "gpu.example.com", "n").Device("gpu-0", nil).Obj()
 	partial.Spec.Pool.ResourceSliceCount = 2
-	classes := classLister{objects.DeviceClass("gpu", "gpu.example.com")}
+	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"))
 	claims := []*resourceapi.ResourceClaim{objects.Claim("c", "ns", objects.ClaimSpec("req", "gpu", 1))}
 	a := newTestAllocator(structured.AllocatedState{}, classes, []*resourceapi.ResourceSlice{partial})
 	if res, err := a.Allocate(t.Context(), node, claims); res != nil || err != nil {

@@ -208,7 +208,7 @@ func TestOccupancyCountsUsedDevicesInThePoolsOfTheResult(t *testing.T) {
 		objects.MakeSlice("n-gpus", gpuDriver, "n").Device("gpu-0", nil).Device("gpu-1", nil).Obj(),
 		objects.MakeSlice("n-nics", nicDriver, "n").Device("nic-0", nil).Device("nic-1", nil).Device("nic-2", nil).Obj(),
 	}
-	classes := classLister{objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver)}
+	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver))
 	claim := func(name, class string, count int64) *resourceapi.ResourceClaim {
 		return objects.Claim(name, "ns", objects.ClaimSpec("req", class, count))
 	}

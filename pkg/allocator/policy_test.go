@@ -46,7 +46,7 @@ func TestPackingPolicy(t *testing.T) {
 			Device("gpu-1", map[string]string{"memory": "40Gi"}).Obj()
 		claims := []*resourceapi.ResourceClaim{objects.Claim("c", "ns", objects.ClaimSpec("gpu", "gpu", 1,
 			`device.capacity["gpu.example.com"].memory.compareTo(quantity("4Gi")) >= 0`))}
-		classes := classLister{objects.DeviceClass("gpu", drv)}
+		classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", drv))
 		node := objects.MakeNode("n").Obj()
 		for policy, want := range map[allocator.Policy]string{allocator.FirstFit: "n/gpu-0", allocator.Packing: "n/gpu-1"} {
 			res, err := allocateWith(t, policy, defaultFeatures, structured.AllocatedState{}, classes, []*resourceapi.ResourceSlice{slice}, node, claims)
