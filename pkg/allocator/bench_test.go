@@ -8,15 +8,12 @@ import (
 	"slices"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocbench"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
-	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
 // Benchmarks run ours and upstream's incubating allocator on identical
@@ -87,58 +84,17 @@ func splitComma(s string) []string {
 	return out
 }
 
-// nodeAllocator is what the tests and benchmarks call on both
-// allocators, upstream's structured.Allocator and ours: one pod's claims
-// on one node.
-type nodeAllocator interface {
-	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
-}
-
-// benchEnv is one benchmark input, with our long-lived inventory and
-// matcher warmed up as in a running scheduler.
-type benchEnv struct {
-	cluster inventorygen.Cluster
-	claims  []*resourceapi.ResourceClaim
-	state   structured.AllocatedState
-	node    *v1.Node
-	inv     *inventory.Inventory
-	matcher *allocator.Matcher
-	ourSt   *allocator.State
-	celOurs *cel.Cache
-	celUp   *cel.Cache
-}
-
-func newBenchEnv(b *testing.B, shape allocbench.Scenario, nodes int, occupancy float64) *benchEnv {
-	c := shape.Cluster(nodes)
-	e := &benchEnv{
-		cluster: c,
-		claims:  shape.Claims(),
-		state:   inventorygen.Occupancy(c, occupancy).State(),
-		node:    c.Nodes[len(c.Nodes)/2],
-		inv:     inventory.New(),
-		celOurs: cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}),
-		celUp:   cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}),
-	}
-	for _, s := range c.Slices {
-		e.inv.Set(s)
-	}
-	e.matcher = allocator.NewMatcher(e.celOurs)
-	e.ourSt = allocator.NewState(e.inv, e.state)
-	return e
-}
-
-func (e *benchEnv) upstream(b *testing.B) nodeAllocator {
-	a, err := structured.NewAllocator(b.Context(), defaultFeatures, e.state, e.cluster.ClassLister(), e.cluster.Slices, e.celUp)
+// benchPair is one benchmark input set up for both allocators by
+// allocbench, as dra-bench allocator sets it up: ours' long-lived
+// inventory and matcher, upstream's CEL cache, the allocated devices of
+// the occupancy.
+func benchPair(b *testing.B, shape allocbench.Scenario, nodes int, occupancy float64) (*allocbench.Pair, *allocbench.Workload) {
+	w := shape.Workloads(nodes, []allocbench.Occupancy{{Name: fmt.Sprint(occupancy), Fraction: occupancy}})[0]
+	p, err := allocbench.NewPair(b.Context(), &w, defaultFeatures)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return a
-}
-
-// ours is a pod's allocator as the scheduler plugin creates it: over the
-// long-lived inventory, matcher and allocated-device state.
-func (e *benchEnv) ours() nodeAllocator {
-	return allocator.NewWithState(defaultFeatures, e.ourSt, e.cluster.ClassLister(), e.inv, e.matcher, allocator.FirstFit)
+	return p, &w
 }
 
 // BenchmarkNodeCheck measures one (pod, node) Allocate: what Filter pays
@@ -148,24 +104,27 @@ func BenchmarkNodeCheck(b *testing.B) {
 	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
 			for _, occ := range []float64{0, 0.5, 1} {
-				e := newBenchEnv(b, shape, nodes, occ)
+				p, w := benchPair(b, shape, nodes, occ)
+				node := w.Cluster.Nodes[len(w.Cluster.Nodes)/2]
 				for _, impl := range []string{"upstream", "ours"} {
 					name := fmt.Sprintf("shape=%s/nodes=%d/occupancy=%v/impl=%s", shape.Name, nodes, occ, impl)
 					b.Run(name, func(b *testing.B) {
-						var a nodeAllocator
-						if impl == "upstream" {
-							a = e.upstream(b)
-						} else {
-							a = e.ours()
-						}
 						ctx := context.Background()
+						var a nodeAllocator = p.NewOurs()
+						if impl == "upstream" {
+							up, err := p.NewUpstream(ctx)
+							if err != nil {
+								b.Fatal(err)
+							}
+							a = up
+						}
 						// Same outcome for both, and a warm cache for ours.
-						if _, err := a.Allocate(ctx, e.node, e.claims); err != nil {
+						if _, err := a.Allocate(ctx, node, w.Claims); err != nil {
 							b.Fatal(err)
 						}
 						b.ReportAllocs()
 						for b.Loop() {
-							_, _ = a.Allocate(ctx, e.node, e.claims)
+							_, _ = a.Allocate(ctx, node, w.Claims)
 						}
 					})
 				}
@@ -178,41 +137,30 @@ func BenchmarkNodeCheck(b *testing.B) {
 // builds an allocator from all slices and allocates on every node (its
 // Filter); ours creates an allocator over the long-lived inventory, asks
 // Fits on every node (our Filter) and allocates on the last node that fits
-// (our Reserve).
+// (our Reserve). Both are allocbench's UpstreamPod and OursPod, which
+// dra-bench allocator times too.
 func BenchmarkPodTotal(b *testing.B) {
 	structured.EnableAllocators("incubating")
 	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
-			e := newBenchEnv(b, shape, nodes, 0.5)
+			p, w := benchPair(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
 				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.Name, nodes, impl), func(b *testing.B) {
 					ctx := context.Background()
+					pod := p.UpstreamPod
 					if impl == "ours" {
+						pod = p.OursPod
 						// Steady state: the caches were filled by earlier
 						// pods (BenchmarkFirstPod measures that cost).
-						a := e.ours()
-						for _, n := range e.cluster.Nodes {
-							_, _ = a.Allocate(ctx, n, e.claims)
+						a := p.NewOurs()
+						for _, n := range w.Cluster.Nodes {
+							_, _ = a.Allocate(ctx, n, w.Claims)
 						}
 					}
 					b.ReportAllocs()
 					for b.Loop() {
-						if impl == "upstream" {
-							a := e.upstream(b)
-							for _, n := range e.cluster.Nodes {
-								_, _ = a.Allocate(ctx, n, e.claims)
-							}
-							continue
-						}
-						a := e.ours().(*allocator.Allocator)
-						var chosen *v1.Node
-						for _, n := range e.cluster.Nodes {
-							if ok, _ := a.Fits(ctx, n, e.claims); ok {
-								chosen = n
-							}
-						}
-						if chosen != nil {
-							_, _ = a.Allocate(ctx, chosen, e.claims)
+						if err := pod(ctx); err != nil {
+							b.Fatal(err)
 						}
 					}
 				})
@@ -228,7 +176,7 @@ func BenchmarkFirstPod(b *testing.B) {
 	structured.EnableAllocators("incubating")
 	for _, shape := range benchShapesSelected() {
 		for _, nodes := range parseNodes(b) {
-			e := newBenchEnv(b, shape, nodes, 0.5)
+			p, w := benchPair(b, shape, nodes, 0.5)
 			for _, impl := range []string{"upstream", "ours"} {
 				b.Run(fmt.Sprintf("shape=%s/nodes=%d/impl=%s", shape.Name, nodes, impl), func(b *testing.B) {
 					ctx := context.Background()
@@ -236,20 +184,24 @@ func BenchmarkFirstPod(b *testing.B) {
 					for b.Loop() {
 						var a nodeAllocator
 						if impl == "upstream" {
-							a = e.upstream(b)
-						} else {
-							b.StopTimer()
-							inv := inventory.New()
-							for _, s := range e.cluster.Slices {
-								inv.Set(s)
+							up, err := p.NewUpstream(ctx)
+							if err != nil {
+								b.Fatal(err)
 							}
-							m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-							st := allocator.NewState(inv, e.state)
+							a = up
+						} else {
+							// A fresh pair: new inventory, matcher and
+							// state, none of it timed.
+							b.StopTimer()
+							fresh, err := allocbench.NewPair(ctx, w, defaultFeatures)
+							if err != nil {
+								b.Fatal(err)
+							}
 							b.StartTimer()
-							a = allocator.NewWithState(defaultFeatures, st, e.cluster.ClassLister(), inv, m, allocator.FirstFit)
+							a = fresh.NewOurs()
 						}
-						for _, n := range e.cluster.Nodes {
-							_, _ = a.Allocate(ctx, n, e.claims)
+						for _, n := range w.Cluster.Nodes {
+							_, _ = a.Allocate(ctx, n, w.Claims)
 						}
 					}
 				})

@@ -38,6 +38,13 @@ var defaultFeatures = structured.Features{
 	ConsumableCapacity:     true,
 }
 
+// nodeAllocator is what the tests and benchmarks call on both
+// allocators, upstream's structured.Allocator and ours: one pod's claims
+// on one node.
+type nodeAllocator interface {
+	Allocate(context.Context, *v1.Node, []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
+}
+
 // diffCase is one set of inputs for both allocators.
 type diffCase struct {
 	features structured.Features

@@ -44,7 +44,7 @@ type firstPass struct {
 // agree asks both pod allocators about every node, in node order, and
 // compares the outcomes. It also warms our caches, so that the timed
 // calls that follow see the steady state of a running scheduler.
-func (p *pair) agree(ctx context.Context, prog *progress) (Agreement, firstPass, error) {
+func (p *Pair) agree(ctx context.Context, prog *progress) (Agreement, firstPass, error) {
 	var a Agreement
 	var fp firstPass
 	claims := p.w.Claims

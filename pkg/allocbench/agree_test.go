@@ -71,7 +71,7 @@ func TestOutcomeDiff(t *testing.T) {
 func TestADisagreementIsCountedAndReportedLoudly(t *testing.T) {
 	sc := Scenarios()[2] // h100
 	w := sc.Workloads(3, DefaultOccupancies()[:1])[0]
-	p, err := newPair(context.Background(), &w, inventorygen.DefaultFeatures())
+	p, err := NewPair(context.Background(), &w, inventorygen.DefaultFeatures())
 	if err != nil {
 		t.Fatal(err)
 	}

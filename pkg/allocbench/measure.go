@@ -17,7 +17,7 @@ type timedChecker struct {
 // upstream first in odd ones) over the same node sequence, until
 // opts.Samples calls per allocator or opts.Duration. Then it counts heap
 // allocations per call over untimed calls.
-func measureNodeChecks(ctx context.Context, p *pair, opts Options, prog *progress) (ours, upstream Latency, err error) {
+func measureNodeChecks(ctx context.Context, p *Pair, opts Options, prog *progress) (ours, upstream Latency, err error) {
 	nodes, claims := p.w.Cluster.Nodes, p.w.Claims
 	o := &timedChecker{checker: p.ours, samples: make([]time.Duration, 0, min(opts.Samples, 1<<16))}
 	u := &timedChecker{checker: p.up, samples: make([]time.Duration, 0, min(opts.Samples, 1<<16))}
@@ -54,7 +54,7 @@ func measureNodeChecks(ctx context.Context, p *pair, opts Options, prog *progres
 
 // allocsPerCall runs calls untimed Allocate calls over the workload's
 // nodes and returns the heap allocations and bytes per call.
-func allocsPerCall(ctx context.Context, c nodeChecker, p *pair, calls int) (allocs, bytes float64) {
+func allocsPerCall(ctx context.Context, c nodeChecker, p *Pair, calls int) (allocs, bytes float64) {
 	nodes := p.w.Cluster.Nodes
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -76,8 +76,8 @@ type timedPod struct {
 // in even rounds), until opts.PodSamples pods each or opts.Duration, with
 // at least one pod each. Heap allocations are counted around every pod,
 // outside the timed region.
-func measurePods(ctx context.Context, p *pair, opts Options, prog *progress) (ours, upstream Latency, err error) {
-	o, u := &timedPod{pod: p.oursPod}, &timedPod{pod: p.upstreamPod}
+func measurePods(ctx context.Context, p *Pair, opts Options, prog *progress) (ours, upstream Latency, err error) {
+	o, u := &timedPod{pod: p.OursPod}, &timedPod{pod: p.UpstreamPod}
 	deadline := time.Now().Add(opts.Duration)
 	for round := 0; ; round++ {
 		order := [2]*timedPod{o, u}

@@ -22,12 +22,13 @@ type nodeChecker interface {
 	Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error)
 }
 
-// pair holds both allocators for one workload, each set up as its
+// Pair holds both allocators for one workload, each set up as its
 // scheduler plugin keeps it: upstream rebuilds an allocator from all
 // slices for every pod and keeps one CEL cache; ours keeps an inventory, a
 // matcher and the allocated-device state across pods and creates a cheap
-// allocator per pod.
-type pair struct {
+// allocator per pod. dra-bench allocator and pkg/allocator's Go
+// benchmarks both measure through it, so they time the same set-up.
+type Pair struct {
 	w        *Workload
 	features structured.Features
 	classes  inventorygen.ClassLister
@@ -44,11 +45,11 @@ type pair struct {
 	ours *allocator.Allocator
 }
 
-// newPair builds both allocators' long-lived state and one pod's
+// NewPair builds both allocators' long-lived state and one pod's
 // allocator of each.
-func newPair(ctx context.Context, w *Workload, features structured.Features) (*pair, error) {
+func NewPair(ctx context.Context, w *Workload, features structured.Features) (*Pair, error) {
 	celFeatures := cel.Features{EnableConsumableCapacity: features.ConsumableCapacity}
-	p := &pair{
+	p := &Pair{
 		w:        w,
 		features: features,
 		classes:  w.Cluster.ClassLister(),
@@ -61,16 +62,18 @@ func newPair(ctx context.Context, w *Workload, features structured.Features) (*p
 		p.inv.Set(s)
 	}
 	p.ourState = allocator.NewState(p.inv, p.state)
-	up, err := p.newUpstream(ctx)
+	up, err := p.NewUpstream(ctx)
 	if err != nil {
 		return nil, err
 	}
 	p.up = up
-	p.ours = p.newOurs()
+	p.ours = p.NewOurs()
 	return p, nil
 }
 
-func (p *pair) newUpstream(ctx context.Context) (structured.Allocator, error) {
+// NewUpstream is one pod's upstream allocator: built from every slice,
+// as the in-tree plugin's PreFilter does.
+func (p *Pair) NewUpstream(ctx context.Context) (structured.Allocator, error) {
 	a, err := structured.NewAllocator(ctx, p.features, p.state, p.classes, p.w.Cluster.Slices, p.upCEL)
 	if err != nil {
 		return nil, fmt.Errorf("upstream NewAllocator for %s: %w", p.w, err)
@@ -78,13 +81,16 @@ func (p *pair) newUpstream(ctx context.Context) (structured.Allocator, error) {
 	return a, nil
 }
 
-func (p *pair) newOurs() *allocator.Allocator {
+// NewOurs is one pod's allocator of ours, over the long-lived inventory,
+// matcher and allocated-device state, as DRAAllocator's PreFilter creates
+// it.
+func (p *Pair) NewOurs() *allocator.Allocator {
 	return allocator.NewWithState(p.features, p.ourState, p.classes, p.inv, p.matcher, allocator.FirstFit)
 }
 
 // upstreamFork names the implementation structured.NewAllocator chose
 // (stable, incubating or experimental), from its package path.
-func (p *pair) upstreamFork() string {
+func (p *Pair) upstreamFork() string {
 	t := reflect.TypeOf(p.up)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -92,10 +98,10 @@ func (p *pair) upstreamFork() string {
 	return path.Base(t.PkgPath())
 }
 
-// upstreamPod is what one pod costs the in-tree plugin: PreFilter builds
+// UpstreamPod is what one pod costs the in-tree plugin: PreFilter builds
 // an allocator from all slices, Filter allocates on every node.
-func (p *pair) upstreamPod(ctx context.Context) error {
-	a, err := p.newUpstream(ctx)
+func (p *Pair) UpstreamPod(ctx context.Context) error {
+	a, err := p.NewUpstream(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,11 +111,11 @@ func (p *pair) upstreamPod(ctx context.Context) error {
 	return nil
 }
 
-// oursPod is what one pod costs DRAAllocator: an allocator over the
+// OursPod is what one pod costs DRAAllocator: an allocator over the
 // long-lived state, Fits on every node (Filter), Allocate on the last node
 // that fits (Reserve), as pkg/allocator's BenchmarkPodTotal does.
-func (p *pair) oursPod(ctx context.Context) error {
-	a := p.newOurs()
+func (p *Pair) OursPod(ctx context.Context) error {
+	a := p.NewOurs()
 	var chosen *v1.Node
 	for _, n := range p.w.Cluster.Nodes {
 		if ok, _ := a.Fits(ctx, n, p.w.Claims); ok {

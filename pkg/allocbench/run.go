@@ -131,7 +131,7 @@ func measure(ctx context.Context, w *Workload, opts Options, prog *progress) (me
 		return res, nil
 	}
 	runtime.GC() // the previous workload's garbage is not this one's cost
-	p, err := newPair(ctx, w, opts.Features)
+	p, err := NewPair(ctx, w, opts.Features)
 	if err != nil {
 		res.Error = err.Error()
 		return res, nil
