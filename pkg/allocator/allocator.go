@@ -24,7 +24,7 @@ type Allocator struct {
 	classes  structured.DeviceClassLister
 	inv      *inventory.Inventory
 	matcher  *Matcher
-	state    *allocatedState
+	state    *State
 	policy   Policy
 
 	// prepared caches the node-independent validation of the claims the

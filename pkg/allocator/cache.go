@@ -207,7 +207,7 @@ func (m *Matcher) evict() {
 			continue
 		}
 		total -= e.bytes
-		m.evictions.add(1)
+		m.evictions.Add(1)
 		if exprs <= targetExprs && chains <= targetChains && total <= targetBytes {
 			break
 		}
@@ -241,5 +241,5 @@ type CacheStats struct {
 func (m *Matcher) CacheStats() CacheStats {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return CacheStats{Expressions: len(m.exprs), Chains: len(m.chains), Bytes: m.bytes.Load(), Evictions: m.evictions.load()}
+	return CacheStats{Expressions: len(m.exprs), Chains: len(m.chains), Bytes: m.bytes.Load(), Evictions: m.evictions.Load()}
 }

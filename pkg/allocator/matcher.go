@@ -53,7 +53,7 @@ type Matcher struct {
 	// evaluations counts CEL evaluations; hits counts cached answers;
 	// runtimeErrors counts evaluations that failed; evictions counts
 	// evicted expressions and chains.
-	evaluations, hits, runtimeErrors, evictions counter
+	evaluations, hits, runtimeErrors, evictions atomic.Int64
 }
 
 // NewMatcher returns a matcher compiling through cache (upstream's CEL
@@ -195,7 +195,7 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 	r, ok := e.results[d.Index]
 	e.mu.RUnlock()
 	if ok && r.version == d.Version {
-		m.hits.add(1)
+		m.hits.Add(1)
 		return r.match, r.err
 	}
 	match, err := e.sel.Matches(ctx, m.activation(d))
@@ -210,9 +210,9 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 			// nor remembered.
 			return false, err
 		}
-		m.runtimeErrors.add(1)
+		m.runtimeErrors.Add(1)
 	}
-	m.evaluations.add(1)
+	m.evaluations.Add(1)
 	e.mu.Lock()
 	_, had := e.results[d.Index]
 	e.results[d.Index] = exprResult{version: d.Version, match: match, err: err}
@@ -226,9 +226,9 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 // Stats reports how many CEL evaluations ran and how many answers came
 // from the cache.
 func (m *Matcher) Stats() (evaluations, hits int64) {
-	return m.evaluations.load(), m.hits.load()
+	return m.evaluations.Load(), m.hits.Load()
 }
 
 // RuntimeErrors counts the evaluations that ended in a CEL runtime error
 // (each device version at most once per expression).
-func (m *Matcher) RuntimeErrors() int64 { return m.runtimeErrors.load() }
+func (m *Matcher) RuntimeErrors() int64 { return m.runtimeErrors.Load() }

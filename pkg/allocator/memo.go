@@ -13,7 +13,7 @@ import (
 // constraints compare. It is read without locking on every (pod, node)
 // check, so a lookup touches few cache lines: a short array of chain ids
 // scanned in place instead of a hash map. A stored memo is never
-// modified; writers holding the view's MemoMu store an extended copy.
+// modified; writers store an extended copy through the view's UpdateMemo.
 type viewMemo struct {
 	chains []int32 // chain ids, parallel to sels
 	sels   []*selection
@@ -34,8 +34,11 @@ type viewMemo struct {
 // chains keeps the rest in a map.
 const maxMemoScan = 32
 
-func memoOf(v *inventory.NodeView) *viewMemo {
-	m, _ := v.Memo.Load().(*viewMemo)
+func memoOf(v *inventory.NodeView) *viewMemo { return asViewMemo(v.Memo()) }
+
+// asViewMemo is a view's memo as the allocator stores it (nil at first).
+func asViewMemo(memo any) *viewMemo {
+	m, _ := memo.(*viewMemo)
 	return m
 }
 

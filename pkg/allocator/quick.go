@@ -218,14 +218,15 @@ func attrClassesOf(v *inventory.NodeView, q *quickPlan) *attrClasses {
 	if cl := memoOf(v).attrClasses(q.attr); cl != nil {
 		return cl
 	}
-	v.MemoMu.Lock()
-	defer v.MemoMu.Unlock()
-	m := memoOf(v)
-	if cl := m.attrClasses(q.attr); cl != nil {
-		return cl
-	}
-	cl := newAttrClasses(v, q.attrName)
-	v.Memo.Store(m.withClasses(q.attr, cl))
+	var cl *attrClasses
+	v.UpdateMemo(func(current any) any {
+		m := asViewMemo(current)
+		if cl = m.attrClasses(q.attr); cl != nil {
+			return current
+		}
+		cl = newAttrClasses(v, q.attrName)
+		return m.withClasses(q.attr, cl)
+	})
 	return cl
 }
 

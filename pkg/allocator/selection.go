@@ -94,25 +94,33 @@ func (c *call) selection(r *request) *selection {
 		return s
 	}
 	v := c.view
-	v.MemoMu.Lock()
-	defer v.MemoMu.Unlock()
-	m := memoOf(v)
-	if s := m.selection(r.chain); s != nil {
+	var s *selection
+	computed := false
+	v.UpdateMemo(func(current any) any {
+		m := asViewMemo(current)
+		if s = m.selection(r.chain); s != nil {
+			return current
+		}
+		computed = true
+		ctx := c.ctx
+		if !c.deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, c.deadline)
+			defer cancel()
+		}
+		s = c.computeSelection(ctx, r)
+		if ctx.Err() != nil {
+			s.interrupted = true
+			return current
+		}
+		return m.withSelection(c.a.matcher, r.chain, s)
+	})
+	if !s.interrupted {
+		if computed {
+			c.a.matcher.charge(r.cached, v.ID, selectionSize(len(v.Devices), s))
+		}
 		return s
 	}
-	ctx := c.ctx
-	if !c.deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, c.deadline)
-		defer cancel()
-	}
-	s := c.computeSelection(ctx, r)
-	if ctx.Err() == nil {
-		v.Memo.Store(m.withSelection(c.a.matcher, r.chain, s))
-		c.a.matcher.charge(r.cached, v.ID, selectionSize(len(v.Devices), s))
-		return s
-	}
-	s.interrupted = true
 	if c.sels == nil {
 		c.sels = map[*request]*selection{}
 	}

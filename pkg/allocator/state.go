@@ -12,17 +12,9 @@ import (
 // State is structured.AllocatedState translated to device indexes of one
 // inventory. Devices the inventory does not know are irrelevant: they
 // cannot be candidates. A long-lived caller builds it once per change of
-// the allocated devices, not per pod; it must not change while allocators
-// use it.
-type State = allocatedState
-
-// NewState translates st for inv.
-func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
-	return newAllocatedState(inv, st)
-}
-
-// allocatedState is the implementation of State.
-type allocatedState struct {
+// the allocated devices (NewState, or a Tracker), not per pod; it must not
+// change while allocators use it.
+type State struct {
 	// dedicated holds devices in AllocatedDevices, by device index.
 	dedicated *bitset.Set
 	// shared holds devices with persisted shares: an AggregatedCapacity
@@ -39,9 +31,10 @@ type allocatedState struct {
 	countersGen uint64
 }
 
-func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *allocatedState {
+// NewState translates st for inv.
+func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	n := inv.NumIndexes()
-	s := &allocatedState{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
+	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		counters: map[inventory.PoolID]poolCounters{}}
 	for id := range st.AllocatedDevices {
 		for _, d := range inv.LookupID(id) {
@@ -63,4 +56,4 @@ func newAllocatedState(inv *inventory.Inventory, st structured.AllocatedState) *
 }
 
 // isAllocated is upstream's IsDeviceAllocated: allocated in any way.
-func (s *allocatedState) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }
+func (s *State) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }

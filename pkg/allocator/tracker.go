@@ -46,7 +46,7 @@ type Tracker struct {
 	// onConflict, if set, hears of a dedicated device that two claims hold.
 	onConflict func(Conflict)
 
-	last    *allocatedState
+	last    *State
 	lastInv *inventory.Inventory
 	lastGen uint64
 }
@@ -282,7 +282,7 @@ func (t *Tracker) State(inv *inventory.Inventory) *State {
 		return t.last
 	}
 	prev := t.last
-	next := &allocatedState{
+	next := &State{
 		dedicated:   prev.dedicated.Clone(),
 		shared:      prev.shared.Clone(),
 		aggregated:  maps.Clone(prev.aggregated),
@@ -305,9 +305,9 @@ func (t *Tracker) State(inv *inventory.Inventory) *State {
 }
 
 // rebuild translates everything tracked for inv.
-func (t *Tracker) rebuild(inv *inventory.Inventory) *allocatedState {
+func (t *Tracker) rebuild(inv *inventory.Inventory) *State {
 	n := inv.NumIndexes()
-	s := &allocatedState{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
+	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		counters: map[inventory.PoolID]poolCounters{}, countersGen: inv.Generation()}
 	seen := sets.New[structured.DeviceID]()
 	for _, ids := range []func(func(structured.DeviceID)){
@@ -341,7 +341,7 @@ func (t *Tracker) rebuild(inv *inventory.Inventory) *allocatedState {
 }
 
 // setBits sets device d's entries in s from the tracked counts for id.
-func (t *Tracker) setBits(s *allocatedState, d *inventory.Device, id structured.DeviceID) {
+func (t *Tracker) setBits(s *State, d *inventory.Device, id structured.DeviceID) {
 	if t.dedicated[id] > 0 {
 		s.dedicated.Set(d.Index)
 	} else {

@@ -93,12 +93,30 @@ type NodeView struct {
 	MultiTermSelectors bool
 	// ID identifies the view cheaply; see ViewID.
 	ID ViewID
-	// Memo holds what dependents compute per view (the allocator's
+
+	// memo holds what a dependent computes per view (the allocator's
 	// selector results over Devices); it lives and dies with the view.
-	// Readers load it without locking; writers replace it while holding
-	// MemoMu, never modifying a stored value.
-	Memo   atomic.Value
-	MemoMu sync.Mutex
+	// See Memo and UpdateMemo.
+	memo   atomic.Value
+	memoMu sync.Mutex
+}
+
+// Memo returns what the view's last UpdateMemo stored, or nil. It never
+// waits: the stored value is immutable, replaced as a whole.
+func (v *NodeView) Memo() any { return v.memo.Load() }
+
+// UpdateMemo calls update with the current memo (nil at first) while no
+// other UpdateMemo of the view runs, and stores what it returns unless
+// that is nil or the current value itself. update must not modify the
+// value it is given (Memo's readers may hold it) and must always return
+// values of one concrete type.
+func (v *NodeView) UpdateMemo(update func(current any) any) {
+	v.memoMu.Lock()
+	defer v.memoMu.Unlock()
+	cur := v.memo.Load()
+	if next := update(cur); next != nil && next != cur {
+		v.memo.Store(next)
+	}
 }
 
 func newNodeView(pools []*Pool) *NodeView {
