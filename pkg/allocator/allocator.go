@@ -86,7 +86,7 @@ func (a *Allocator) Steps() int64 { return a.steps.Load() }
 // for problems with the inputs; only errors wrapping
 // structured.ErrFailedAllocationOnNode are specific to this node.
 func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]resourceapi.AllocationResult, error) {
-	results, _, err := a.run(ctx, node, claims, true, 0)
+	results, _, err := a.run(ctx, node, claims, answerAndResults, 0)
 	return results, err
 }
 
@@ -95,7 +95,7 @@ func (a *Allocator) Allocate(ctx context.Context, node *v1.Node, claims []*resou
 // needs only the answer for most nodes, and then never allocates memory.
 // For the same inputs, a later Allocate finds exactly what Fits found.
 func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (bool, error) {
-	_, fits, err := a.run(ctx, node, claims, false, 0)
+	_, fits, err := a.run(ctx, node, claims, answerOnly, 0)
 	return fits, err
 }
 
@@ -105,16 +105,26 @@ func (a *Allocator) Fits(ctx context.Context, node *v1.Node, claims []*resourcea
 // summary are bounded by the node's device count and are never timed, so
 // the common case costs no timer. timeout 0 means none.
 func (a *Allocator) FitsWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, timeout time.Duration) (bool, error) {
-	_, fits, err := a.run(ctx, node, claims, false, timeout)
+	_, fits, err := a.run(ctx, node, claims, answerOnly, timeout)
 	return fits, err
 }
 
-// run answers whether claims fit on node and, if build is set, returns
-// their results. timeout, if positive, limits the work other than a
+// runGoal says what run must produce.
+type runGoal uint8
+
+const (
+	// answerOnly: whether the claims fit, and the errors (Fits).
+	answerOnly runGoal = iota
+	// answerAndResults: the allocation results as well (Allocate).
+	answerAndResults
+)
+
+// run answers whether claims fit on node and, for answerAndResults,
+// returns their results. timeout, if positive, limits the work other than a
 // summary's answer: computing a selection through a context with the
 // deadline (summarize's, or the call's), the search through the deadline
 // it checks between steps.
-func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, build bool, timeout time.Duration) ([]resourceapi.AllocationResult, bool, error) {
+func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, goal runGoal, timeout time.Duration) ([]resourceapi.AllocationResult, bool, error) {
 	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
 	if err != nil {
 		return nil, false, fmt.Errorf("gather pool information: %w", err)
@@ -122,7 +132,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	// Whether the result's node selector can be built (one term at most)
 	// is only known once the devices are picked: Fits builds the result on
 	// such nodes, so that it fails where Allocate does.
-	build = build || view.MultiTermSelectors
+	build := goal == answerAndResults || view.MultiTermSelectors
 	p := a.prepared.Load()
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)
@@ -165,7 +175,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	done := picked != nil && c.pick(p.quick, picked)
 	if !done {
 		var err error
-		if done, err = c.step(position{}, false, 0); err != nil {
+		if done, err = c.step(position{}, 0); err != nil {
 			return nil, false, err
 		}
 	}

@@ -266,7 +266,7 @@ func (a *Allocator) fits(ctx context.Context, node *v1.Node, view *inventory.Nod
 	err := c.prepare(a.prepareClaims(claims))
 	done := false
 	if err == nil {
-		done, err = c.step(position{}, false, 0)
+		done, err = c.step(position{}, 0)
 	}
 	switch {
 	case err == nil:

@@ -177,7 +177,7 @@ func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared
 						selectors: sub.Selectors, mode: sub.AllocationMode, count: sub.Count,
 						tolerations: sub.Tolerations, capacity: sub.Capacity,
 					}
-					if err := a.validate(r, obj, sub.DeviceClassName, false, len(sub.DerivedAttributes) > 0); err != nil {
+					if err := a.validate(r, obj, requestSource{className: sub.DeviceClassName, derivedAttributes: sub.DerivedAttributes}); err != nil {
 						return fail(ci, qi, err)
 					}
 					alternatives = append(alternatives, r)
@@ -193,7 +193,7 @@ func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared
 					adminAccess: ptr.Deref(exact.AdminAccess, false),
 					tolerations: exact.Tolerations, capacity: exact.Capacity,
 				}
-				if err := a.validate(r, obj, exact.DeviceClassName, exact.AdminAccess != nil, len(exact.DerivedAttributes) > 0); err != nil {
+				if err := a.validate(r, obj, requestSource{className: exact.DeviceClassName, adminAccess: exact.AdminAccess, derivedAttributes: exact.DerivedAttributes}); err != nil {
 					return fail(ci, qi, err)
 				}
 				alternatives = append(alternatives, r)
@@ -288,12 +288,24 @@ func (c *call) prescanned(r *request, claim *resourceapi.ResourceClaim) (*reques
 	return &perNode, nil
 }
 
+// requestSource is what validate reads of the API request (or
+// subrequest) beyond what its request already holds.
+type requestSource struct {
+	className string
+	// adminAccess is the request's field: set at all, it needs the
+	// AdminAccess feature, whatever its value (subrequests have none).
+	adminAccess *bool
+	// derivedAttributes need the DerivedAttributes feature.
+	derivedAttributes []resourceapi.DeviceDerivedAttribute
+}
+
 // validate checks one request or subrequest and resolves its class,
 // selectors and, for ExactCount, its device count (upstream's
 // validateDeviceRequest without the All-mode pre-scan).
-func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, className string, adminAccessSet, derived bool) error {
+func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, src requestSource) error {
 	claimRef := klog.KObj(claim)
-	if derived {
+	className := src.className
+	if len(src.derivedAttributes) > 0 {
 		return fmt.Errorf("claim %s, request %s: cannot handle request with derived attributes, the feature is disabled", claimRef, r.shortName())
 	}
 	for i, sel := range r.selectors {
@@ -301,7 +313,7 @@ func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, class
 			return fmt.Errorf("claim %s, request %s, selector #%d: CEL expression empty (unsupported selector type?)", claimRef, r.shortName(), i)
 		}
 	}
-	if !a.features.AdminAccess && adminAccessSet {
+	if !a.features.AdminAccess && src.adminAccess != nil {
 		return fmt.Errorf("claim %s, request %s: admin access is requested, but the feature is disabled", claimRef, r.shortName())
 	}
 	if className == "" {

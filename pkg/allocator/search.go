@@ -24,7 +24,12 @@ const deadlineEvery = 16
 
 // position is where the search stands: claim, request, subrequest and the
 // number of devices already chosen for that (sub)request.
-type position struct{ claim, req, sub, dev int }
+type position struct {
+	claim, req, sub, dev int
+	// subChosen is set once the search has chosen sub among the
+	// request's firstAvailable alternatives.
+	subChosen bool
+}
 
 // deviceResult is one chosen device.
 type deviceResult struct {
@@ -40,7 +45,7 @@ type deviceResult struct {
 // step is one step of the depth-first search (§5.1). start is the index
 // into c.cands from which the current request may pick its next device,
 // which makes the devices of one request an increasing combination.
-func (c *call) step(p position, inSub bool, start int) (bool, error) {
+func (c *call) step(p position, start int) (bool, error) {
 	c.a.steps.Add(1)
 	if c.ctx.Err() != nil {
 		return false, fmt.Errorf("filter operation aborted: %w", context.Cause(c.ctx))
@@ -53,7 +58,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	}
 	cs := c.claimStates[p.claim]
 	if p.req >= len(cs.requests) {
-		done, err := c.step(position{claim: p.claim + 1}, false, 0)
+		done, err := c.step(position{claim: p.claim + 1}, 0)
 		if errors.Is(err, errMaxSize) {
 			return false, nil
 		}
@@ -62,12 +67,12 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	alternatives := cs.requests[p.req]
 	r := alternatives[p.sub]
 
-	if !inSub && r.hasSubs {
+	if !p.subChosen && r.hasSubs {
 		allExceeded := true
 		for i := range alternatives {
 			q := p
-			q.sub = i
-			done, err := c.step(q, true, 0)
+			q.sub, q.subChosen = i, true
+			done, err := c.step(q, 0)
 			if errors.Is(err, errMaxSize) {
 				continue
 			}
@@ -90,7 +95,7 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 		return false, nil
 	}
 	if p.dev >= r.numDevices {
-		return c.step(position{claim: p.claim, req: p.req + 1}, false, 0)
+		return c.step(position{claim: p.claim, req: p.req + 1}, 0)
 	}
 	if r.numDevices-p.dev > resourceapi.AllocationResultsMaxSize-len(cs.results) {
 		return false, errMaxSize
@@ -99,11 +104,11 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 	next.dev++
 
 	if r.mode == resourceapi.DeviceAllocationModeAll {
-		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], true, false)
+		ok, t, err := c.tryDevice(p, r, r.allDevices[p.dev], tryEveryDevice)
 		if err != nil || !ok {
 			return false, err
 		}
-		done, err := c.step(next, inSub, 0)
+		done, err := c.step(next, 0)
 		if err != nil || !done {
 			c.release(r, &t)
 			return false, err
@@ -153,14 +158,14 @@ func (c *call) step(p position, inSub bool, start int) (bool, error) {
 				continue
 			}
 		}
-		ok, t, err := c.tryDevice(p, r, cand, false, true)
+		ok, t, err := c.tryDevice(p, r, cand, tryCheckedCandidate)
 		if err != nil {
 			return false, err
 		}
 		if !ok {
 			continue
 		}
-		done, err := c.step(next, inSub, k+1)
+		done, err := c.step(next, k+1)
 		if err == nil && done {
 			return true, nil
 		}
@@ -201,13 +206,24 @@ type taken struct {
 	result      bool
 }
 
+// tryMode says how the search came to a device.
+type tryMode uint8
+
+const (
+	// tryEveryDevice: an All-mode request takes each of its devices in
+	// turn, so a violated constraint is an error, not a reason to look
+	// further.
+	tryEveryDevice tryMode = iota
+	// tryCheckedCandidate: an ExactCount request chose the candidate after
+	// its capacityFits passed; nothing between that check and tryDevice
+	// changes consumption, so tryDevice need not repeat it.
+	tryCheckedCandidate
+)
+
 // tryDevice checks and takes one device for the request at p, in
-// upstream's order (§5.2). must (All mode) turns a violated constraint into
-// an error. checked says the caller's capacityFits just passed for the
-// device; nothing between that check and this call changes consumption, so
-// tryDevice need not repeat it. On success, release(t) gives everything
-// back.
-func (c *call) tryDevice(p position, r *request, cand candidate, must, checked bool) (bool, taken, error) {
+// upstream's order (§5.2); mode says how the search came to it. On
+// success, release(t) gives everything back.
+func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (bool, taken, error) {
 	d := cand.dev
 	cs := c.claimStates[p.claim]
 	t := taken{cand: cand, claim: p.claim}
@@ -236,7 +252,7 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must, checked b
 	for _, con := range cs.constraints {
 		if !con.add(r.base, r.sub, d) {
 			c.release(r, &t)
-			if must {
+			if mode == tryEveryDevice {
 				return false, t, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID())
 			}
 			return false, t, nil
@@ -253,7 +269,7 @@ func (c *call) tryDevice(p position, r *request, cand candidate, must, checked b
 	}
 	res := deviceResult{req: r, cand: cand, adminAccess: r.adminAccess}
 	if c.a.features.ConsumableCapacity {
-		if !checked {
+		if mode != tryCheckedCandidate {
 			fits, err := c.capacityFits(r, d, c.a.state.aggregated[d.Index], c.inProgress(d.Index))
 			if err != nil {
 				c.release(r, &t)

@@ -34,10 +34,20 @@ type selection struct {
 	interrupted bool
 }
 
+// selectorSource says whose selector list a selector is in.
+type selectorSource uint8
+
+const (
+	// requestSelector: the claim's request (or subrequest).
+	requestSelector selectorSource = iota
+	// classSelector: the request's DeviceClass.
+	classSelector
+)
+
 // chainError is where a chain failed on a device, to be worded for the
 // claim and class at hand.
 type chainError struct {
-	class   bool // a class selector (else a request selector)
+	source  selectorSource
 	index   int
 	compile bool
 	// raw errors (node selection) are reported unwrapped.
@@ -50,9 +60,9 @@ func (e chainError) wrap(r *request, claimName klog.ObjectRef, d *inventory.Devi
 	switch {
 	case e.raw:
 		return e.err
-	case e.class && e.compile:
+	case e.source == classSelector && e.compile:
 		return fmt.Errorf("class %s: selector #%d: CEL compile error: %w", r.class.Name, e.index, e.err)
-	case e.class:
+	case e.source == classSelector:
 		return fmt.Errorf("class %s: selector #%d on device %s: CEL runtime error: %w", r.class.Name, e.index, d.ID(), e.err)
 	case e.compile:
 		return fmt.Errorf("claim %s: selector #%d: CEL compile error: %w", claimName, e.index, e.err)
@@ -159,12 +169,12 @@ func (c *call) chain(ctx context.Context, r *request, d *inventory.Device) (bool
 		return false, nil
 	}
 	for i, e := range r.classExprs {
-		if ok, cerr := c.evaluateOne(ctx, e, d, true, i); cerr != nil || !ok {
+		if ok, cerr := c.evaluateOne(ctx, e, d, classSelector, i); cerr != nil || !ok {
 			return false, cerr
 		}
 	}
 	for i, e := range r.exprs {
-		if ok, cerr := c.evaluateOne(ctx, e, d, false, i); cerr != nil || !ok {
+		if ok, cerr := c.evaluateOne(ctx, e, d, requestSelector, i); cerr != nil || !ok {
 			return false, cerr
 		}
 	}
@@ -178,16 +188,16 @@ func (c *call) chain(ctx context.Context, r *request, d *inventory.Device) (bool
 	return true, nil
 }
 
-func (c *call) evaluateOne(ctx context.Context, e *exprResults, d *inventory.Device, class bool, i int) (bool, *chainError) {
+func (c *call) evaluateOne(ctx context.Context, e *exprResults, d *inventory.Device, source selectorSource, i int) (bool, *chainError) {
 	if e == nil {
-		return false, &chainError{class: class, index: i, compile: true, err: fmt.Errorf("CEL expression empty (unsupported selector type?)")}
+		return false, &chainError{source: source, index: i, compile: true, err: fmt.Errorf("CEL expression empty (unsupported selector type?)")}
 	}
 	if e.compileErr != nil {
-		return false, &chainError{class: class, index: i, compile: true, err: e.compileErr}
+		return false, &chainError{source: source, index: i, compile: true, err: e.compileErr}
 	}
 	ok, err := c.a.matcher.match(ctx, e, d)
 	if err != nil {
-		return false, &chainError{class: class, index: i, err: err}
+		return false, &chainError{source: source, index: i, err: err}
 	}
 	return ok, nil
 }
