@@ -57,6 +57,9 @@ const (
 	CheckNodeSelector CheckID = "node-selector"
 	// CheckConfig: class and claim configuration (rule 11).
 	CheckConfig CheckID = "config"
+	// CheckNodeOperations: skipped node operations are copied, and only
+	// allocated on nodes that declare they honour them (rule 12).
+	CheckNodeOperations CheckID = "node-operations"
 )
 
 // Violation is one broken rule. It is the dynamic type of every error that
@@ -136,6 +139,7 @@ var rules = []struct {
 	{CheckBinding, checkBindingConditions},
 	{CheckNodeSelector, checkNodeSelectors},
 	{CheckConfig, checkConfig},
+	{CheckNodeOperations, checkNodeOperations},
 }
 
 // checkResultCount verifies rule 1: one result per claim.

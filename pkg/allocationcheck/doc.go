@@ -44,6 +44,9 @@
 //     when a device is node-local and implies every device's node selector.
 //  11. CheckConfig: class and claim configuration is passed on completely, in
 //     order, and only for the requests it applies to.
+//  12. CheckNodeOperations: with OptionalNodeOperations, the slice's
+//     skipNodeOperations are copied, and such devices are allocated only on
+//     nodes declaring the DRAOptionalNodeOperations feature.
 //
 // # Pools and generations
 //

@@ -20,6 +20,10 @@ type DeviceCounts struct {
 	// Allocated ones are allocated to other claims (never counted for an
 	// admin-access request or a device that allows multiple allocations).
 	Allocated int
+	// NodeOperationsRequired ones come from a slice that skips node
+	// operations, which the node does not declare it honours (with the
+	// OptionalNodeOperations feature).
+	NodeOperationsRequired int
 	// Tainted ones have a NoSchedule or NoExecute taint the request does
 	// not tolerate (with the DRADeviceTaints feature).
 	Tainted int
@@ -148,6 +152,8 @@ func (c *call) countDevices(r *request, sel *selection) DeviceCounts {
 		switch c.blocker(r, i) {
 		case allocatedDevice:
 			n.Allocated++
+		case nodeOperationsRequired:
+			n.NodeOperationsRequired++
 		case taintedDevice:
 			n.Tainted++
 		case countersExhausted:
@@ -167,6 +173,7 @@ type deviceBlocker int
 const (
 	notBlocked deviceBlocker = iota
 	allocatedDevice
+	nodeOperationsRequired
 	taintedDevice
 	countersExhausted
 	capacityExhausted
@@ -180,6 +187,9 @@ func (c *call) blocker(r *request, i int) deviceBlocker {
 	multi := c.a.features.ConsumableCapacity && ptr.Deref(d.Spec.AllowMultipleAllocations, false)
 	if !r.adminAccess && !multi && c.a.state.isAllocated(d.Index) {
 		return allocatedDevice
+	}
+	if c.nodeOperationsBlock(d) {
+		return nodeOperationsRequired
 	}
 	if c.a.features.DeviceTaints && taintPrevents(d.Spec.Taints, r.tolerations) {
 		return taintedDevice

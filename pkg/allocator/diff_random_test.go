@@ -112,16 +112,74 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 }
 
-// FuzzAllocator feeds generated cases chosen by the fuzzer's seed: our
-// allocator must never panic, always agree with upstream and never return
-// an invalid allocation.
+// TestDifferentialRandomOptionalNodeOperations is TestDifferentialRandom
+// over slices that skip node operations and nodes that declare, or do not
+// declare, that they honour them: with the OptionalNodeOperations feature
+// against upstream's experimental allocator, without it against
+// incubating (which ignores the slices' lists).
+func TestDifferentialRandomOptionalNodeOperations(t *testing.T) {
+	n := envInt(t, "DRA_DIFF_CASES", 2000)
+	first := envInt(t, "DRA_DIFF_SEED", 1)
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("feature on %v", on), func(t *testing.T) {
+			opts := inventorygen.OptionalNodeOperationsRandomOptions(on)
+			outcomes, failures, skipping := map[string]int{}, 0, 0
+			for seed := first; seed < first+n; seed++ {
+				c := inventorygen.Random(int64(seed), opts)
+				if strings.Contains(fmt.Sprint(c.Notes), "skips node operations") {
+					skipping++
+				}
+				report, outcome := checkCase(t, c)
+				if report != "" {
+					failures++
+					if failures <= 5 {
+						t.Error(report)
+					}
+					continue
+				}
+				outcomes[outcome]++
+			}
+			t.Logf("%d cases (%d with slices that skip node operations), seeds %d..%d: %d failed; outcomes %v", n, skipping, first, first+n-1, failures, outcomes)
+			if failures > 5 {
+				t.Errorf("%d more cases failed", failures-5)
+			}
+			if n >= 200 && (skipping < n/4 || outcomes["allocated"] == 0) {
+				t.Errorf("%d cases with skipping slices, %d allocated: the generator does not exercise the feature", skipping, outcomes["allocated"])
+			}
+		})
+	}
+}
+
+// FuzzAllocator feeds generated cases chosen by the fuzzer's seed and
+// variant (fuzzOptions): our allocator must never panic, always agree with
+// upstream and never return an invalid allocation.
 func FuzzAllocator(f *testing.F) {
 	for _, seed := range []int64{1, 2, 3, 42, 1000} {
-		f.Add(seed)
+		for v := range uint8(fuzzVariants) {
+			f.Add(seed, v)
+		}
 	}
-	f.Fuzz(func(t *testing.T, seed int64) {
-		if report, _ := checkCase(t, inventorygen.Random(seed, inventorygen.DefaultRandomOptions())); report != "" {
+	f.Fuzz(func(t *testing.T, seed int64, variant uint8) {
+		if report, _ := checkCase(t, inventorygen.Random(seed, fuzzOptions(variant))); report != "" {
 			t.Fatal(report)
 		}
 	})
+}
+
+// fuzzVariants is the number of generator set-ups FuzzAllocator cycles
+// through.
+const fuzzVariants = 3
+
+// fuzzOptions are the generator options of a fuzz variant: the 1.37
+// defaults, then each alpha feature DRAAllocator implements, on and off,
+// with inputs that use it.
+func fuzzOptions(variant uint8) inventorygen.RandomOptions {
+	switch variant % fuzzVariants {
+	case 1:
+		return inventorygen.OptionalNodeOperationsRandomOptions(true)
+	case 2:
+		return inventorygen.OptionalNodeOperationsRandomOptions(false)
+	default:
+		return inventorygen.DefaultRandomOptions()
+	}
 }

@@ -21,9 +21,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	// Compare with the implementation Kubernetes 1.37 runs by default,
-	// whatever feature subset a case uses.
-	structured.EnableAllocators("incubating")
+	// Compare with the implementation Kubernetes 1.37 runs: incubating for
+	// every feature subset it supports (the defaults and all beta
+	// features), experimental for cases with an alpha feature only it
+	// implements.
+	structured.EnableAllocators("incubating", "experimental")
 	os.Exit(m.Run())
 }
 

@@ -50,6 +50,17 @@
 //     upstream's order over the set bits of the request's candidates,
 //     with pooled bookkeeping; a node that cannot fit costs no allocation.
 //
+// # Alpha features
+//
+// With OptionalNodeOperations (DRAOptionalNodeOperations) a device whose
+// slice skips node operations is taken only on a node that declares the
+// feature, and its result copies the slice's list (nodeoperations.go);
+// such devices are never "plain", so counts never answer for them. These
+// cases are compared with upstream's experimental allocator, the one
+// Kubernetes runs with that gate on. The other alpha features of 1.37 are
+// not implemented: the scheduler plugin refuses to start with their gates
+// on (pkg/allocatorfeatures).
+//
 // # Policies
 //
 // FirstFit (the default, and NewAllocator's) is upstream-exact. Packing

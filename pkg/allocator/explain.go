@@ -48,6 +48,10 @@ const (
 	// CapacityExhausted: enough matching devices allow sharing, but too
 	// many of them lack the capacity the request consumes.
 	CapacityExhausted
+	// NodeOperationsRequired: enough matching devices are free, but too
+	// many of them skip node operations (DRAOptionalNodeOperations), which
+	// the node does not declare it honours.
+	NodeOperationsRequired
 )
 
 // Explanation says why claims do not fit on a node. Its String is the same
@@ -98,6 +102,8 @@ func (e Explanation) finding() string {
 		return fmt.Sprintf("free devices matching request %q need shared counters that other allocations used up (class %s)", e.Request, e.Class)
 	case CapacityExhausted:
 		return fmt.Sprintf("devices matching request %q have too little capacity left for it (class %s)", e.Request, e.Class)
+	case NodeOperationsRequired:
+		return fmt.Sprintf("free devices matching request %q skip node operations, which the node does not declare it supports (DRAOptionalNodeOperations; class %s)", e.Request, e.Class)
 	case NotEnoughFree:
 		return fmt.Sprintf("not enough free devices for request %q (class %s)", e.Request, e.Class)
 	case ConstraintUnsatisfiable:
@@ -283,7 +289,7 @@ func rank(k ExplanationKind) int {
 	switch k {
 	case CannotAllocate:
 		return 0
-	case NotEnoughFree, UntoleratedTaints, CountersExhausted, CapacityExhausted:
+	case NotEnoughFree, UntoleratedTaints, CountersExhausted, CapacityExhausted, NodeOperationsRequired:
 		return 1
 	case AllMatchingAllocated:
 		return 2
@@ -325,6 +331,9 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 		}
 		if n.CapacityExhausted > max(n.Tainted, n.CountersExhausted) {
 			e.Kind = CapacityExhausted
+		}
+		if n.NodeOperationsRequired > max(n.Tainted, n.CountersExhausted, n.CapacityExhausted) {
+			e.Kind = NodeOperationsRequired
 		}
 	}
 	return e, true

@@ -115,7 +115,8 @@ func isPlain(d *inventory.Device) bool {
 // plainButCounters reports a device that isPlain would accept if it
 // consumed no counters.
 func plainButCounters(d *inventory.Device) bool {
-	return !ptr.Deref(d.Spec.AllowMultipleAllocations, false) && len(d.Spec.Taints) == 0 && d.PlainCapacity
+	return !ptr.Deref(d.Spec.AllowMultipleAllocations, false) && len(d.Spec.Taints) == 0 && d.PlainCapacity &&
+		!skipsNodeOperations(d)
 }
 
 // quickSummary returns the summary of the plan's selection on the view,
@@ -415,6 +416,6 @@ func (a *Allocator) pickOne(node *v1.Node, view *inventory.NodeView, p *prepared
 	cs.obj, cs.requests, cs.selected = p.claims[0], reqs, selected[:len(reqs)]
 	cs.results, _ = assign(reqs, pos, view, devices[:0])
 	states[0] = &cs
-	results, err = buildResults(a.features.DeviceBindingAndStatus, node.Name, states[:])
+	results, err = buildResults(a.features, node.Name, states[:])
 	return results, true, err
 }

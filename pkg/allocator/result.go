@@ -9,19 +9,19 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
 // results turns the search's choices into AllocationResults (§6).
 func (c *call) results() ([]resourceapi.AllocationResult, error) {
-	return buildResults(c.a.features.DeviceBindingAndStatus, c.node.Name, c.claimStates)
+	return buildResults(c.a.features, c.node.Name, c.claimStates)
 }
 
 // buildResults turns the devices chosen for claims on node into
-// AllocationResults (§6); bindingConditions is the DRADeviceBindingConditions
-// feature. It reads states but keeps no reference to them, so they may live
+// AllocationResults (§6) under the allocator's features. It reads states but keeps no reference to them, so they may live
 // on the caller's stack.
-func buildResults(bindingConditions bool, node string, states []*claimState) ([]resourceapi.AllocationResult, error) {
+func buildResults(features structured.Features, node string, states []*claimState) ([]resourceapi.AllocationResult, error) {
 	var out []resourceapi.AllocationResult
 	var single *singleResult
 	if len(states) == 1 && len(states[0].results) == 1 {
@@ -61,7 +61,10 @@ func buildResults(bindingConditions bool, node string, states []*claimState) ([]
 					r.ConsumedCapacity[k] = v.DeepCopy()
 				}
 			}
-			if bindingConditions {
+			if features.OptionalNodeOperations {
+				r.SkipNodeOperations = d.Slice.Obj.Spec.SkipNodeOperations
+			}
+			if features.DeviceBindingAndStatus {
 				r.BindingConditions = d.Spec.BindingConditions
 				r.BindingFailureConditions = d.Spec.BindingFailureConditions
 			}

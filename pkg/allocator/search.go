@@ -234,6 +234,9 @@ func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (
 	if !r.adminAccess && c.inUse(d.Index) {
 		return false, t, nil
 	}
+	if c.nodeOperationsBlock(d) {
+		return false, t, nil
+	}
 	if !c.a.features.PartitionableDevices && len(d.Spec.ConsumesCounters) > 0 {
 		return false, t, nil
 	}

@@ -85,7 +85,11 @@ type RequestCount struct {
 	Need      int      `json:"need"`
 	Matching  int      `json:"matching"`
 	Allocated int      `json:"allocated"`
-	Tainted   int      `json:"tainted"`
+	// NodeOperationsRequired are matching devices that skip node
+	// operations, which the node does not declare it supports
+	// (DRAOptionalNodeOperations).
+	NodeOperationsRequired int `json:"nodeOperationsRequired,omitempty"`
+	Tainted                int `json:"tainted"`
 	// CountersExhausted and CapacityExhausted are matching devices whose
 	// shared counters or capacity are used up.
 	CountersExhausted int `json:"countersExhausted"`
@@ -212,7 +216,7 @@ func (q question) counts(reports []allocator.RequestReport) []RequestCount {
 	for _, r := range reports {
 		out = append(out, RequestCount{
 			Claim: q.claimNames[r.Claim], Request: r.Request, Class: r.Class, Selectors: r.Selectors, Need: r.Need,
-			Matching: r.Matching, Allocated: r.Allocated, Tainted: r.Tainted,
+			Matching: r.Matching, Allocated: r.Allocated, NodeOperationsRequired: r.NodeOperationsRequired, Tainted: r.Tainted,
 			CountersExhausted: r.CountersExhausted, CapacityExhausted: r.CapacityExhausted, Usable: r.Usable,
 		})
 	}

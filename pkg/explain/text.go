@@ -81,6 +81,7 @@ func (rc RequestCount) describe() string {
 		}
 	}
 	add(rc.Allocated, "allocated")
+	add(rc.NodeOperationsRequired, "skipping node operations the node does not declare")
 	add(rc.Tainted, "tainted (not tolerated)")
 	add(rc.CountersExhausted, "with shared counters used up")
 	add(rc.CapacityExhausted, "with capacity used up")

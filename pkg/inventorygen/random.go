@@ -75,6 +75,13 @@ type RandomOptions struct {
 	// lets existing allocations ignore counter limits.
 	AllocatedDevice, ExistingShare, OverConsumption float64
 
+	// Alpha features' inputs. SkipNodeOperations per slice: it lists
+	// node operations to skip (DRAOptionalNodeOperations);
+	// DeclaredNodeOperations per node: its status declares the
+	// DRAOptionalNodeOperations feature. Both are 0 by default, so default
+	// cases stay those of earlier releases.
+	SkipNodeOperations, DeclaredNodeOperations float64
+
 	// Features overrides DefaultFeatures(); FeatureFlip flips each of its
 	// six flags with this probability (all combinations select the stable or
 	// incubating allocator).
@@ -109,6 +116,21 @@ func DefaultRandomOptions() RandomOptions {
 
 		AllocatedDevice: 0.1, ExistingShare: 0.3, OverConsumption: 0.05,
 	}
+}
+
+// OptionalNodeOperationsRandomOptions are DefaultRandomOptions with the
+// OptionalNodeOperations feature on (DRAOptionalNodeOperations, alpha in
+// 1.37, which only upstream's experimental allocator implements), slices
+// that skip node operations and nodes that declare, or do not declare,
+// that they honour them. With on set to false the feature is off and the
+// slices' lists must be ignored, as upstream's incubating allocator does.
+func OptionalNodeOperationsRandomOptions(on bool) RandomOptions {
+	o := DefaultRandomOptions()
+	f := DefaultFeatures()
+	f.OptionalNodeOperations = on
+	o.Features = &f
+	o.SkipNodeOperations, o.DeclaredNodeOperations = 0.3, 0.5
+	return o
 }
 
 // LargeRandomOptions are DefaultRandomOptions with bigger inventories

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/component-helpers/nodedeclaredfeatures/features/draoptionalnodeoperations"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,7 +38,14 @@ type genPool struct {
 }
 
 var (
-	taintKeys    = []string{"example.com/unhealthy", "example.com/maintenance"}
+	taintKeys = []string{"example.com/unhealthy", "example.com/maintenance"}
+	// skipNodeOperations are the lists a slice may give (the API server
+	// refuses NodePrepareResources without NodeUnprepareResources).
+	skipNodeOperations = [][]resourceapi.SkipNodeOperation{
+		{resourceapi.SkipNodeOperationAll},
+		{resourceapi.SkipNodeOperationNodePrepareResources, resourceapi.SkipNodeOperationNodeUnprepareResources},
+		{resourceapi.SkipNodeOperationNodeUnprepareResources},
+	}
 	taintEffects = []resourceapi.DeviceTaintEffect{resourceapi.DeviceTaintEffectNoSchedule, resourceapi.DeviceTaintEffectNoExecute, resourceapi.DeviceTaintEffectNone}
 )
 
@@ -52,7 +61,12 @@ func (g *generator) makeNodes() {
 		if g.chance(0.6) {
 			labels["example.com/dra"] = "true"
 		}
-		g.c.Nodes = append(g.c.Nodes, newNode(fmt.Sprintf("node-%d", i+1), labels))
+		node := newNode(fmt.Sprintf("node-%d", i+1), labels)
+		if g.chance(g.o.DeclaredNodeOperations) {
+			node.Status.DeclaredFeatures = []string{draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate}
+			g.note("node %s declares DRAOptionalNodeOperations", node.Name)
+		}
+		g.c.Nodes = append(g.c.Nodes, node)
 	}
 	g.c.Node = g.c.Nodes[0]
 }
@@ -205,6 +219,10 @@ func (g *generator) poolSlices(p *genPool) {
 		s := newSlice(name(i), p.schema.name, p.name, count)
 		s.Spec.Pool.Generation = generation
 		g.sliceNodeSelection(p, s)
+		if g.chance(g.o.SkipNodeOperations) {
+			s.Spec.SkipNodeOperations = pick(g, skipNodeOperations)
+			g.note("slice %s skips node operations %v", s.Name, s.Spec.SkipNodeOperations)
+		}
 		return s
 	}
 	i := 0
