@@ -32,8 +32,6 @@ func unsupportedGates() []unsupportedGate {
 			"matchAttribute and distinctAttribute over list-typed attributes"},
 		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
 			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
-		{features.DRAOptionalNodeOperations, func(f feature.Features) bool { return f.EnableDRAOptionalNodeOperations },
-			"skipNodeOperations in allocation results and its node check"},
 		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },
 			"claims reserved for a PodGroup and shared by its pods"},
 	}

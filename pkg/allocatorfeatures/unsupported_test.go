@@ -17,6 +17,14 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 			t.Errorf("CheckSupported(defaults) = %v, want nil", err)
 		}
 	})
+	for _, gate := range []featuregate.Feature{features.DRAOptionalNodeOperations} {
+		t.Run(string(gate)+" on is accepted: DRAAllocator implements it", func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, gate, true)
+			if err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
+				t.Errorf("CheckSupported = %v, want nil", err)
+			}
+		})
+	}
 	for _, g := range unsupportedGates() {
 		t.Run(string(g.gate)+" on is refused, naming it, what is missing and how to turn it off", func(t *testing.T) {
 			featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{

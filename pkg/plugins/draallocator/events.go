@@ -16,8 +16,11 @@ import (
 // plugin rejected schedulable: the in-tree plugin's list and hints.
 func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		// Node labels decide which slices and allocations a node may use.
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel | fwk.UpdateNodeAllocatable}},
+		// Node labels decide which slices and allocations a node may use,
+		// its declared features whether devices that skip node operations
+		// may be used there (the in-tree plugin does not register the
+		// latter: a pod it rejected for that waits for another event).
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel | fwk.UpdateNodeAllocatable | fwk.UpdateNodeDeclaredFeature}},
 		// Claims: created, allocated elsewhere, deallocated, deleted.
 		{Event: fwk.ClusterEvent{Resource: fwk.ResourceClaim, ActionType: fwk.Add | fwk.Update | fwk.Delete},
 			QueueingHintFn: pl.guardHint("ResourceClaimQueueingHint", pl.isSchedulableAfterClaimChange), PreQueueingHintFn: pl.claimPreQueueingHint()},

@@ -35,6 +35,12 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 			unavailable = append(unavailable, i)
 			continue
 		}
+		if skipsNodeOperations(claim.Status.Allocation) && !declaresOptionalNodeOperations(node) {
+			// The kubelet of such a node would prepare the devices anyway.
+			logger.V(5).Info("Allocated claim skips node operations, which the node does not declare it supports", "pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim))
+			unavailable = append(unavailable, i)
+			continue
+		}
 		if claim.Status.Allocation != nil && pl.bindingConditionsEnabled() {
 			ready, err := claimReadyForBinding(claim)
 			if err != nil || !ready && pl.bindingTimedOut(claim) {

@@ -1,0 +1,75 @@
+package integration
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestOptionalNodeOperations runs DRAOptionalNodeOperations (alpha, on for
+// the API server and dra-scheduler here) end to end: devices whose slices
+// skip node operations go only to nodes whose status declares the
+// feature, the written allocation carries the slice's list, and a pod
+// waiting for such a node is scheduled once one declares it.
+func TestOptionalNodeOperations(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRAOptionalNodeOperations, true)
+	e := startCluster(t, draConfig)
+	const driver = "skip.example.com"
+	skipAll := []resourceapi.SkipNodeOperation{resourceapi.SkipNodeOperationAll}
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("skip", e.ns, "dev", driver, 1))
+	for _, node := range []string{"node-1", "node-2"} {
+		slice := objects.MakeSlice(node, driver, node).Device("dev-0", nil).Obj()
+		slice.Spec.SkipNodeOperations = skipAll
+		e.create(objects.MakeNode(node).Obj(), slice)
+	}
+	declare := func(name string) {
+		t.Helper()
+		node, err := e.client.CoreV1().Nodes().Get(e.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		node.Status.DeclaredFeatures = append(node.Status.DeclaredFeatures, "DRAOptionalNodeOperations")
+		if _, err := e.client.CoreV1().Nodes().UpdateStatus(e.ctx, node, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("declare DRAOptionalNodeOperations on %s: %v", name, err)
+		}
+	}
+	declare("node-2")
+
+	e.create(objects.MakePod("skip-1", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "skip").Obj())
+	if pod := e.waitScheduled("skip-1"); pod.Spec.NodeName != "node-2" {
+		t.Errorf("skip-1 landed on %s, want node-2 (node-1 does not declare DRAOptionalNodeOperations)", pod.Spec.NodeName)
+	}
+	claim := e.generatedClaim("skip-1", "dev")
+	e.waitFor("claim of skip-1 allocated", func() (bool, string) {
+		claim = e.generatedClaim("skip-1", "dev")
+		return claim.Status.Allocation != nil, results(claim)
+	})
+	if got, want := results(claim), "dev="+driver+"/node-2/dev-0"; got != want {
+		t.Errorf("skip-1's claim results %s, want %s", got, want)
+	}
+	if got := claim.Status.Allocation.Devices.Results[0].SkipNodeOperations; !slices.Equal(got, skipAll) {
+		t.Errorf("skip-1's allocation skips node operations %q, want the slice's %q (stored by the API server)", got, skipAll)
+	}
+
+	// node-2's device is taken, node-1 does not declare the feature.
+	e.create(objects.MakePod("skip-2", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "skip").Obj())
+	msg := e.waitUnschedulable("skip-2", "0/2 nodes are available")
+	for _, want := range []string{`skip node operations, which the node does not declare it supports`, `all devices matching request "dev" are allocated`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("skip-2 says %q, want it to contain %q", msg, want)
+		}
+	}
+	declare("node-1")
+	if pod := e.waitScheduled("skip-2"); pod.Spec.NodeName != "node-1" {
+		t.Errorf("skip-2 landed on %s after node-1 declared the feature, want node-1", pod.Spec.NodeName)
+	}
+}
