@@ -133,6 +133,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	// is only known once the devices are picked: Fits builds the result on
 	// such nodes, so that it fails where Allocate does.
 	build := goal == answerAndResults || view.MultiTermSelectors
+	// 1. Prepare the claims (prepare.go), once per pod.
 	p := a.prepared.Load()
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)
@@ -142,24 +143,27 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
-	// picked is the summary from which pick may take the devices.
+	// 2–3. Select the candidates (select.go) and answer from their counts
+	// where the claims allow it (count.go); 4. pick what the search would
+	// (pick.go). picked is the summary from which takeFirstFit may take
+	// the devices.
 	var picked *summary
-	if q := p.quick; q != nil && ctx.Err() == nil {
+	if q := p.counts; q != nil && ctx.Err() == nil {
 		s := q.sums.lookup(id)
 		if s == nil {
 			s = a.summarize(ctx, node, claims, view, id, q, deadline)
 		}
 		if s != nil {
-			if fits, ok := a.quick(q, s, view); ok {
+			if fits, ok := a.answerFromCounts(q, s, view); ok {
 				switch {
 				case !fits:
 					return nil, false, a.doesNotFit(ctx, node, s.invalidPools)
 				case !build:
 					return nil, true, nil
 				}
-				if !p.picksOne() {
+				if !p.fitsOnStack() {
 					picked = s
-				} else if results, ok, err := a.pickOne(node, view, p, s); ok {
+				} else if results, ok, err := a.resultsOnStack(node, view, p, s); ok {
 					return results, err == nil, err
 				}
 			}
@@ -172,7 +176,9 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if err := c.prepare(p); err != nil {
 		return nil, false, err
 	}
-	done := picked != nil && c.pick(p.quick, picked)
+	// 5. Search (search.go), selecting each request's candidates on the
+	// way, unless the pick stands.
+	done := picked != nil && c.takeFirstFit(p.counts, picked)
 	if !done {
 		var err error
 		if done, err = c.step(position{}, 0); err != nil {
@@ -185,6 +191,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	if !build {
 		return nil, true, nil
 	}
+	// 6. Build the results (results.go).
 	results, err := c.results()
 	if err != nil {
 		return nil, false, err
@@ -192,16 +199,16 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	return results, true, nil
 }
 
-// summarize is quickSummary within the deadline, if one is set: computing
+// summarize is countSummary within the deadline, if one is set: computing
 // the selection evaluates selectors, which a context interrupts.
 func (a *Allocator) summarize(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim,
-	view *inventory.NodeView, id inventory.ViewID, q *quickPlan, deadline time.Time) *summary {
+	view *inventory.NodeView, id inventory.ViewID, q *countPlan, deadline time.Time) *summary {
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	return a.quickSummary(ctx, node, claims, view, id, q)
+	return a.countSummary(ctx, node, claims, view, id, q)
 }
 
 // doesNotFit is the outcome for a node where the claims do not fit: an

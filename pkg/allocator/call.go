@@ -44,7 +44,7 @@ type call struct {
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
 	sels map[*request]*selection
-	// picked is storage for pick's positions.
+	// picked is storage for takeFirstFit's positions.
 	picked []int32
 	// orders memoizes the policy's candidate order per request.
 	orders map[*request][]int

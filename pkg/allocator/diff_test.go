@@ -143,7 +143,7 @@ func compareOutcomes(ctx context.Context, tc diffCase) ([]string, []outcome) {
 }
 
 // quickCases counts compared cases in which Fits answered every node
-// without a search step and without an error: the quick answer's coverage.
+// without a search step and without an error: the answer from counts's coverage.
 var quickCases atomic.Int64
 
 // quickNodes counts (case, node) pairs Fits answered without a search

@@ -9,46 +9,58 @@
 // behaviour it reproduces is specified in docs/design/upstream-allocator.md;
 // section numbers in comments (§5.2) refer to that document.
 //
-// # Design
+// # Stages
 //
-// Work is done at the rarest event that can do it:
+// One Fits or Allocate call (Allocator.run) goes through these stages, each
+// in its own file, in this order; the fast paths specialize a stage, they
+// never re-enter an earlier one:
 //
-//   - Slices are interned once into an inventory.Inventory (dense device
-//     indexes, parsed node selectors, a NodeView per node — pools and
-//     candidate devices in search order — cached until a slice or the
-//     node's labels change).
-//   - Each CEL selector is compiled once and evaluated at most once per
-//     device version (Matcher), on a CEL input built per device version
-//     (celmatch.Activation) and kept while the device is among the 4096
-//     most recently evaluated: the results outlive the inputs.
-//   - Per pod (one claims slice, many nodes) the node-independent
-//     validation runs once (prepared).
-//   - Per (selector chain, NodeView) the chain's outcome on every candidate
-//     is kept as bit sets — match, failed — shared by all pods asking the
-//     same question about that node (selection, in the view's memo).
-//   - Per (selector chain, NodeView) a summary — the matches' device
-//     indexes, whether all are plain — sits in a dense per-chain table
-//     indexed by the view's slot (summary). For claims of interchangeable
-//     devices (one chain, ExactCount, at most one matchAttribute, plain
-//     candidates) Fits counts free matches in it instead of searching
-//     (quick.go): the search is exhaustive, so it succeeds exactly when
-//     enough are free. A node check then reads one map slot, one table
-//     entry and a few words, never the device objects; where the claims
-//     fit, FirstFit's choice is read off the same list (pick). A claim of
-//     one partition (Dynamic MIG) is answered the same way, from the pool
-//     counter snapshot's list of partitions that no longer fit
-//     (quickpartition.go). For a single claim of a few such devices,
-//     Allocate picks and builds the result on the stack (pickOne): the
-//     result is its only allocation and no pooled state is written.
-//   - What is kept for selectors is bounded (cache.go): past
-//     CacheLimits (4096 expressions, 4096 chains, 256 MiB estimated by
-//     default) the least recently used expressions and chains are evicted,
-//     their results freed, and view memos drop an evicted chain's
-//     selections the next time they are extended. Chain numbers are never
-//     reused, so a request prepared before an eviction stays correct.
-//   - Per Allocate call only the search remains: a depth-first search in
-//     upstream's order over the set bits of the request's candidates,
-//     with pooled bookkeeping; a node that cannot fit costs no allocation.
+//  1. Prepare the claims (prepare.go): validate every request, resolve
+//     classes, compile selectors and decide whether the claims qualify
+//     for an answer from counts. Node-independent, so done once per pod
+//     (one claims slice, many nodes) and kept in prepared.
+//  2. Select the candidates (select.go): per (selector chain, NodeView)
+//     the chain's outcome on every candidate device, as bit sets — match,
+//     failed — kept in the view's memo (memo.go) and shared by every pod
+//     asking the same question about that node. Each CEL selector is
+//     compiled once and evaluated at most once per device version
+//     (matcher.go), on a CEL input built per device version and kept while
+//     the device is among the 4096 most recently evaluated.
+//  3. Answer from counts (count.go) where the claims allow it: for claims
+//     of interchangeable devices (one chain, ExactCount, at most one
+//     matchAttribute, plain candidates) whether they fit is whether enough
+//     matches are free, read from a per-(chain, view) summary in a dense
+//     table indexed by the view's slot (count_summary.go): one map slot, one
+//     table entry and a few words, never the device objects. A claim of one
+//     partition (Dynamic MIG) is answered from the pool counter snapshot's
+//     list of partitions that no longer fit (count_partitions.go). The
+//     search is exhaustive, so the answer is the search's.
+//  4. Pick (pick.go): where counts say the claims fit, FirstFit's choice
+//     is read off the same list (firstFitPositions); for a single claim of
+//     a few devices the results are built on the stack (resultsOnStack),
+//     otherwise the call's results are filled as the search would
+//     (takeFirstFit).
+//  5. Search (search.go), when no earlier stage answered: a depth-first
+//     search in upstream's order over the set bits of each request's
+//     candidates, with the counter (counters.go), capacity (capacity.go)
+//     and constraint (constraints.go) bookkeeping pooled in a call
+//     (call.go); a node that cannot fit costs no allocation.
+//  6. Build the results (results.go): allocation results, configuration
+//     and node selectors, fresh objects that alias no pooled state.
+//
+// Around them: slices are interned once into an inventory.Inventory (dense
+// device indexes, parsed node selectors, a NodeView per node — pools and
+// candidate devices in search order — cached until a slice or the node's
+// labels change); the allocated devices are a State (state.go), kept up
+// to date by a Tracker (tracker.go) in long-lived callers; what is kept
+// for selectors is bounded (cache.go: past CacheLimits — 4096
+// expressions, 4096 chains, 256 MiB estimated by default — the least
+// recently used expressions and chains are evicted, their results freed,
+// and view memos drop an evicted chain's selections the next time they
+// are extended; chain numbers are never reused, so a request prepared
+// before an eviction stays correct). Explain and Diagnose (explain.go,
+// diagnose.go) re-run stages 2 and 5 on a node that does not fit to say
+// why.
 //
 // # Alpha features
 //

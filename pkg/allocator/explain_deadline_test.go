@@ -206,7 +206,7 @@ func TestExplainWithinAfterTheDeadline(t *testing.T) {
 // covers evaluating selectors for the search as well as for the quick
 // answer.
 func TestFitsWithinEndsACostlySelectorsEvaluationByTheTimeout(t *testing.T) {
-	// A second request keeps the claim from the quick answer.
+	// A second request keeps the claim from the answer from counts.
 	claim := costlyClaim()
 	claim.Spec.Devices.Requests = append(claim.Spec.Devices.Requests, objects.ClaimSpec("other", "dev", 1).Devices.Requests...)
 	a := newTestAllocator(structured.AllocatedState{}, groupClasses, groupSlices(40, 0))

@@ -36,7 +36,7 @@ func isPlainPartition(d *inventory.Device) bool {
 // firstPartition finds, for a plan of one device without constraint on a
 // summary of partitions, the position in s.idx of the device the search
 // would take, -1 if none fits; ok is false when it cannot tell.
-func (a *Allocator) firstPartition(q *quickPlan, s *summary, view *inventory.NodeView) (k int, ok bool) {
+func (a *Allocator) firstPartition(q *countPlan, s *summary, view *inventory.NodeView) (k int, ok bool) {
 	if !s.partitions || q.total != 1 || q.covered != 0 || !a.features.PartitionableDevices {
 		return -1, false
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
-// summary is what the quick answer (quick.go) needs of one selection: the
+// summary is what the answer from counts (count.go) needs of one selection: the
 // matches as inventory indexes and view positions, and whether they are
 // all plain. Summaries live in dense per-chain tables indexed by view slot
 // and are carved from per-chain slabs, so that checking node after node

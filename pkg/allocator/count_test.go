@@ -18,7 +18,7 @@ import (
 )
 
 // TestQuickFitsRandom compares Fits and Allocate with upstream on cases
-// shaped for the quick answer (quick.go): interchangeable devices, requests
+// shaped for the answer from counts (count.go): interchangeable devices, requests
 // of one selector chain, at most one matchAttribute constraint, random
 // occupancy — and near misses of that shape (two chains, a distinct
 // constraint, two constraints), which must take the search.
@@ -168,7 +168,7 @@ func TestFitsWithinTimesOnlyUnboundedWork(t *testing.T) {
 	node := c.Nodes[0]
 	const expired = time.Nanosecond
 
-	for name, claims := range map[string][]*resourceapi.ResourceClaim{"a claim the quick answer cannot take": searched, "a claim on a node not yet summarized": plain} {
+	for name, claims := range map[string][]*resourceapi.ResourceClaim{"a claim the answer from counts cannot take": searched, "a claim on a node not yet summarized": plain} {
 		t.Run("fails with DeadlineExceeded for "+name, func(t *testing.T) {
 			fits, err := newAlloc().FitsWithin(ctx, node, claims, expired)
 			if !errors.Is(err, context.DeadlineExceeded) {

@@ -31,14 +31,15 @@ import (
 // The answer costs one pass over the selection's match list and the
 // allocated-device bit set, with no access to device objects. Fits and
 // Allocate use it for every node; where the claims fit, Allocate takes the
-// devices with pick (below) instead of searching for them.
+// devices with takeFirstFit (pick.go) instead of searching for them.
 // Whenever a premise fails — a candidate on which the chain failed (its
 // error must surface when the search reaches it), a non-plain candidate,
 // a persisted share of a candidate — the search runs instead.
 
-// quickPlan is the node-independent part of the quick answer, decided once
-// per prepared set of claims; nil when the claims do not qualify.
-type quickPlan struct {
+// countPlan is the node-independent part of the answer from counts,
+// decided once per prepared set of claims; nil when the claims do not
+// qualify.
+type countPlan struct {
 	// req is one of the requests; all share its selector chain.
 	req *request
 	// total devices all claims take; covered of them by the constraint.
@@ -52,13 +53,13 @@ type quickPlan struct {
 	sums *chainSummaries
 }
 
-// planQuick decides whether the prepared claims qualify for the quick
-// answer.
-func (a *Allocator) planQuick(p *prepared) *quickPlan {
+// planCounts decides whether the prepared claims qualify for the answer
+// from counts.
+func (a *Allocator) planCounts(p *prepared) *countPlan {
 	if p.err != nil {
 		return nil
 	}
-	q := &quickPlan{}
+	q := &countPlan{}
 	for ci, reqs := range p.requests {
 		claimTotal := 0
 		for _, alts := range reqs {
@@ -119,11 +120,11 @@ func plainButCounters(d *inventory.Device) bool {
 		!skipsNodeOperations(d)
 }
 
-// quickSummary returns the summary of the plan's selection on the view,
+// countSummary returns the summary of the plan's selection on the view,
 // computing the selection on first use; nil when it cannot be kept (the
 // context ended while evaluating).
-func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim,
-	view *inventory.NodeView, id inventory.ViewID, q *quickPlan) *summary {
+func (a *Allocator) countSummary(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim,
+	view *inventory.NodeView, id inventory.ViewID, q *countPlan) *summary {
 	if s := q.sums.lookup(id); s != nil {
 		return s
 	}
@@ -139,9 +140,9 @@ func (a *Allocator) quickSummary(ctx context.Context, node *v1.Node, claims []*r
 	return s
 }
 
-// quick answers whether the claims fit on the summarized view; ok is
+// answerFromCounts answers whether the claims fit on the summarized view; ok is
 // false when it cannot tell and the search must run.
-func (a *Allocator) quick(q *quickPlan, s *summary, view *inventory.NodeView) (fits, ok bool) {
+func (a *Allocator) answerFromCounts(q *countPlan, s *summary, view *inventory.NodeView) (fits, ok bool) {
 	if !s.plain {
 		k, ok := a.firstPartition(q, s, view)
 		return k >= 0, ok
@@ -200,7 +201,7 @@ func (a *Allocator) countFree(s *summary, of []int8, counts *[maxClasses]int32) 
 	return free, true
 }
 
-// maxClasses bounds the value classes the quick answer counts; a view
+// maxClasses bounds the value classes the answer from counts counts; a view
 // with more distinct values of the attribute is searched.
 const maxClasses = 64
 
@@ -215,7 +216,7 @@ type attrClasses struct {
 
 // attrClassesOf returns the view's classes for the plan's attribute,
 // computing them on first use.
-func attrClassesOf(v *inventory.NodeView, q *quickPlan) *attrClasses {
+func attrClassesOf(v *inventory.NodeView, q *countPlan) *attrClasses {
 	if cl := memoOf(v).attrClasses(q.attr); cl != nil {
 		return cl
 	}
@@ -279,143 +280,4 @@ func scalarKey(a *resourceapi.DeviceAttribute) (key string, ok bool) {
 		}
 	}
 	return key, n == 1
-}
-
-// Picking without a search.
-//
-// Where the quick answer says the claims fit, FirstFit's search would
-// take, for unconstrained claims, the first free matches in search order:
-// every plain candidate is accepted, so nothing is ever undone, and each
-// request continues where the previous one stopped. With one matchAttribute
-// covering every device, the search settles on the class of the first
-// free match whose class has enough free matches (an earlier device of a
-// class without enough is undone) and takes that class's first free
-// matches. pick reproduces exactly that, so Allocate on a fitting node
-// does not search either; the differential tests hold it to upstream.
-
-// picks appends to out the view positions of the devices FirstFit's
-// search would take for a plan the quick answer found fitting, in the
-// order the claims' requests take them (claim by claim, request by
-// request); ok is false when it cannot tell and the search must run.
-func (a *Allocator) picks(q *quickPlan, s *summary, view *inventory.NodeView, out []int32) (_ []int32, ok bool) {
-	if a.policy != FirstFit {
-		return out, false
-	}
-	if !s.plain {
-		k, ok := a.firstPartition(q, s, view)
-		if !ok || k < 0 {
-			return out, false
-		}
-		return append(out, s.pos[k]), true
-	}
-	if q.covered > 0 && q.covered != q.total {
-		return out, false
-	}
-	st := a.state
-	capacity := a.features.ConsumableCapacity
-	var of []int8
-	want := int8(-1)
-	if q.covered > 0 {
-		cl := attrClassesOf(view, q)
-		if cl.of == nil {
-			return out, false
-		}
-		of = cl.of
-		var counts [maxClasses]int32
-		if _, ok := a.countFree(s, of, &counts); !ok {
-			return out, false
-		}
-		for k, i := range s.idx {
-			if x := of[s.pos[k]]; x >= 0 && !st.dedicated.Has(int(i)) && int(counts[x]) >= q.covered {
-				want = x
-				break
-			}
-		}
-		if want < 0 {
-			return out, false
-		}
-	}
-	need := q.total
-	for k, i := range s.idx {
-		if need == 0 {
-			break
-		}
-		if st.dedicated.Has(int(i)) || (want >= 0 && of[s.pos[k]] != want) {
-			continue
-		}
-		if capacity && st.shared.Has(int(i)) {
-			return out, false
-		}
-		out = append(out, s.pos[k])
-		need--
-	}
-	return out, need == 0
-}
-
-// assign appends to out the results of one claim's requests taking the
-// devices at the next positions of pos (see picks), and returns the
-// positions left.
-func assign(reqs [][]*request, pos []int32, view *inventory.NodeView, out []deviceResult) ([]deviceResult, []int32) {
-	for _, alts := range reqs {
-		r := alts[0]
-		for range r.numDevices {
-			out = append(out, deviceResult{req: r, cand: candAt(view, int(pos[0]))})
-			pos = pos[1:]
-		}
-	}
-	return out, pos
-}
-
-// pick fills the prepared call's results as FirstFit's search would for a
-// plan the quick answer found fitting; false (with nothing filled) when it
-// cannot tell and the search must run.
-func (c *call) pick(q *quickPlan, s *summary) bool {
-	pos, ok := c.a.picks(q, s, c.view, c.picked[:0])
-	c.picked = pos[:0]
-	if !ok {
-		return false
-	}
-	for _, cs := range c.claimStates {
-		cs.results, pos = assign(cs.requests, pos, c.view, cs.results)
-	}
-	return true
-}
-
-// Bounds of the claims pickOne handles on the stack.
-const (
-	maxDirectRequests = 8
-	maxDirectDevices  = 8
-)
-
-// picksOne reports whether pickOne handles the prepared claims.
-func (p *prepared) picksOne() bool {
-	return len(p.claims) == 1 && len(p.requests) == 1 && len(p.requests[0]) <= maxDirectRequests && p.quick.total <= maxDirectDevices
-}
-
-// pickOne builds the results for a single claim the quick answer found
-// fitting (picksOne): picks, assign and buildResults on state that lives on
-// the stack, so that no pooled state is written (each pointer written into
-// long-lived memory costs a write barrier while the GC marks) and the
-// result is the only allocation. ok is false when picks cannot tell and
-// the search must run.
-func (a *Allocator) pickOne(node *v1.Node, view *inventory.NodeView, p *prepared, s *summary) (results []resourceapi.AllocationResult, ok bool, err error) {
-	var (
-		cs       claimState
-		states   [1]*claimState
-		selected [maxDirectRequests]int
-		devices  [maxDirectDevices]deviceResult
-		posBuf   [maxDirectDevices]int32
-	)
-	pos, ok := a.picks(p.quick, s, view, posBuf[:0])
-	if !ok {
-		return nil, false, nil
-	}
-	// A quick plan has no All-mode request: the prepared requests are the
-	// claim's, unchanged, and prepare's size check has passed (planQuick).
-	reqs := p.requests[0]
-	cs.obj, cs.requests, cs.selected = p.claims[0], reqs, selected[:len(reqs)]
-	cs.results, _ = assign(reqs, pos, view, devices[:0])
-	states[0] = &cs
-	results, err = buildResults(a.features, node.Name, states[:])
-	return results, true, err
 }

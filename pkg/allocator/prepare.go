@@ -120,8 +120,8 @@ type prepared struct {
 	// errSub counts the alternatives of request errReq validated before
 	// the error; requests[errClaim][errReq] holds them.
 	errSub int
-	// quick is set when Fits can be answered without a search (quick.go).
-	quick *quickPlan
+	// counts is set when Fits can be answered without a search (count.go).
+	counts *countPlan
 }
 
 // sameClaims reports whether p was prepared for exactly these claims.
@@ -212,7 +212,7 @@ func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared
 		}
 		p.requests = append(p.requests, requests)
 	}
-	p.quick = a.planQuick(p)
+	p.counts = a.planCounts(p)
 	return p
 }
 
