@@ -21,16 +21,24 @@ import (
 //     twice collides with itself.
 //
 // Values compare by type and value; versions compare as strings, as upstream
-// does. List-typed attributes (ListTypeAttributes, alpha) compare as whole
-// lists; their intersection semantics are not modelled.
+// does. Without ListTypeAttributes list-typed attributes compare as whole
+// lists. With it (DRAListTypeAttributes, alpha) values are sets — a scalar
+// a set of one, an empty list no value at all — of one kind (int, bool,
+// string, version): matchAttribute needs an element every subject device
+// has, distinctAttribute devices with no element in common (values of
+// different kinds have none).
 func checkConstraints(c *checker) []error {
 	var errs []error
 	for _, cv := range c.claims {
 		for i, con := range cv.claim.Spec.Devices.Constraints {
 			subjects := constraintSubjects(cv, con.Requests)
 			switch {
+			case con.MatchAttribute != nil && c.features.ListTypeAttributes:
+				errs = append(errs, checkMatchAttributeSets(cv, i, *con.MatchAttribute, subjects)...)
 			case con.MatchAttribute != nil:
 				errs = append(errs, checkMatchAttribute(cv, i, *con.MatchAttribute, subjects)...)
+			case con.DistinctAttribute != nil && c.features.ListTypeAttributes:
+				errs = append(errs, checkDistinctAttributeSets(cv, i, *con.DistinctAttribute, subjects)...)
 			case con.DistinctAttribute != nil:
 				errs = append(errs, checkDistinctAttribute(cv, i, *con.DistinctAttribute, subjects)...)
 			default:

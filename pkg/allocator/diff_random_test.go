@@ -112,22 +112,39 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 }
 
-// TestDifferentialRandomOptionalNodeOperations is TestDifferentialRandom
-// over slices that skip node operations and nodes that declare, or do not
-// declare, that they honour them: with the OptionalNodeOperations feature
-// against upstream's experimental allocator, without it against
-// incubating (which ignores the slices' lists).
-func TestDifferentialRandomOptionalNodeOperations(t *testing.T) {
+// alphaVariants are the alpha feature sets the generator's alpha inputs
+// run with: every combination of the features DRAAllocator implements.
+var alphaVariants = []struct {
+	name     string
+	features structured.Features
+}{
+	{"alpha features off", structured.Features{}},
+	{"OptionalNodeOperations", structured.Features{OptionalNodeOperations: true}},
+	{"ListTypeAttributes", structured.Features{ListTypeAttributes: true}},
+	{"OptionalNodeOperations and ListTypeAttributes", structured.Features{OptionalNodeOperations: true, ListTypeAttributes: true}},
+}
+
+// TestDifferentialRandomAlphaFeatures is TestDifferentialRandom over the
+// inputs of the alpha features DRAAllocator implements — slices that skip
+// node operations, nodes that declare or do not declare they honour them,
+// list-typed attributes — with each combination of those features: on,
+// against upstream's experimental allocator; all off, against incubating
+// (which ignores the node operations and compares lists as scalars).
+func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 	n := envInt(t, "DRA_DIFF_CASES", 2000)
 	first := envInt(t, "DRA_DIFF_SEED", 1)
-	for _, on := range []bool{true, false} {
-		t.Run(fmt.Sprintf("feature on %v", on), func(t *testing.T) {
-			opts := inventorygen.OptionalNodeOperationsRandomOptions(on)
-			outcomes, failures, skipping := map[string]int{}, 0, 0
+	for _, v := range alphaVariants {
+		t.Run(v.name, func(t *testing.T) {
+			opts := inventorygen.AlphaRandomOptions(v.features)
+			outcomes, failures := map[string]int{}, 0
+			skipping, lists := 0, 0
 			for seed := first; seed < first+n; seed++ {
 				c := inventorygen.Random(int64(seed), opts)
-				if strings.Contains(fmt.Sprint(c.Notes), "skips node operations") {
+				if usesSkippedNodeOperations(c) {
 					skipping++
+				}
+				if usesListAttributes(c) {
+					lists++
 				}
 				report, outcome := checkCase(t, c)
 				if report != "" {
@@ -139,15 +156,41 @@ func TestDifferentialRandomOptionalNodeOperations(t *testing.T) {
 				}
 				outcomes[outcome]++
 			}
-			t.Logf("%d cases (%d with slices that skip node operations), seeds %d..%d: %d failed; outcomes %v", n, skipping, first, first+n-1, failures, outcomes)
+			t.Logf("%d cases (%d with slices that skip node operations, %d with list attributes), seeds %d..%d: %d failed; outcomes %v",
+				n, skipping, lists, first, first+n-1, failures, outcomes)
 			if failures > 5 {
 				t.Errorf("%d more cases failed", failures-5)
 			}
-			if n >= 200 && (skipping < n/4 || outcomes["allocated"] == 0) {
-				t.Errorf("%d cases with skipping slices, %d allocated: the generator does not exercise the feature", skipping, outcomes["allocated"])
+			if n >= 200 && (skipping < n/4 || lists < n/4 || outcomes["allocated"] == 0) {
+				t.Errorf("%d cases with skipping slices, %d with lists, %d allocated: the generator does not exercise the features", skipping, lists, outcomes["allocated"])
 			}
 		})
 	}
+}
+
+// usesSkippedNodeOperations reports a case with a slice that skips node
+// operations.
+func usesSkippedNodeOperations(c inventorygen.Case) bool {
+	for _, s := range c.Slices {
+		if len(s.Spec.SkipNodeOperations) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// usesListAttributes reports a case with a list-typed device attribute.
+func usesListAttributes(c inventorygen.Case) bool {
+	for _, s := range c.Slices {
+		for _, d := range s.Spec.Devices {
+			for _, a := range d.Attributes {
+				if a.IntValues != nil || a.BoolValues != nil || a.StringValues != nil || a.VersionValues != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // FuzzAllocator feeds generated cases chosen by the fuzzer's seed and
@@ -155,7 +198,7 @@ func TestDifferentialRandomOptionalNodeOperations(t *testing.T) {
 // upstream and never return an invalid allocation.
 func FuzzAllocator(f *testing.F) {
 	for _, seed := range []int64{1, 2, 3, 42, 1000} {
-		for v := range uint8(fuzzVariants) {
+		for v := range uint8(1 + len(alphaVariants)) {
 			f.Add(seed, v)
 		}
 	}
@@ -166,20 +209,13 @@ func FuzzAllocator(f *testing.F) {
 	})
 }
 
-// fuzzVariants is the number of generator set-ups FuzzAllocator cycles
-// through.
-const fuzzVariants = 3
-
 // fuzzOptions are the generator options of a fuzz variant: the 1.37
-// defaults, then each alpha feature DRAAllocator implements, on and off,
-// with inputs that use it.
+// defaults, then the alpha inputs with each of alphaVariants' feature
+// sets.
 func fuzzOptions(variant uint8) inventorygen.RandomOptions {
-	switch variant % fuzzVariants {
-	case 1:
-		return inventorygen.OptionalNodeOperationsRandomOptions(true)
-	case 2:
-		return inventorygen.OptionalNodeOperationsRandomOptions(false)
-	default:
+	k := int(variant) % (1 + len(alphaVariants))
+	if k == 0 {
 		return inventorygen.DefaultRandomOptions()
 	}
+	return inventorygen.AlphaRandomOptions(alphaVariants[k-1].features)
 }

@@ -69,7 +69,11 @@
 // feature, and its result copies the slice's list (nodeoperations.go);
 // such devices are never "plain", so counts never answer for them. These
 // cases are compared with upstream's experimental allocator, the one
-// Kubernetes runs with that gate on. The other alpha features of 1.37 are
+// Kubernetes runs with that gate on. With ListTypeAttributes
+// (DRAListTypeAttributes) matchAttribute and distinctAttribute compare
+// values as sets (constraints_sets.go): an element common to all devices,
+// pairwise disjoint sets; the answer from counts never covers a list. The
+// other alpha features of 1.37 are
 // not implemented: the scheduler plugin refuses to start with their gates
 // on (pkg/allocatorfeatures).
 //

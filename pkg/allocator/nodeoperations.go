@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/nodedeclaredfeatures/features/draoptionalnodeoperations"
+	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
@@ -17,9 +18,10 @@ import (
 // feature (an older kubelet would call the driver regardless), and its
 // result carries the slice's list; on other nodes the search passes it
 // over like a device in use, as upstream's experimental allocator does:
-// not an error. Without the feature the list is ignored, as by upstream's
-// incubating allocator, which Kubernetes runs then (an API server with the
-// gate off drops the field anyway).
+// not an error. Without the feature it depends on the allocator
+// Kubernetes runs for the features: incubating (the 1.37 defaults) ignores
+// the list, experimental (another alpha feature on) never takes such a
+// device. An API server with the gate off drops the field anyway.
 
 // skipsNodeOperations reports a device whose slice lists node operations
 // to skip.
@@ -27,10 +29,24 @@ func skipsNodeOperations(d *inventory.Device) bool {
 	return len(d.Slice.Obj.Spec.SkipNodeOperations) > 0
 }
 
-// nodeOperationsBlock reports a device that skips node operations, with
-// the feature on, on a node that does not declare it honours them.
+// nodeOperationsBlock reports a device that skips node operations and may
+// not be taken on the call's node.
 func (c *call) nodeOperationsBlock(d *inventory.Device) bool {
-	return c.a.features.OptionalNodeOperations && skipsNodeOperations(d) && !declaresOptionalNodeOperations(c.node)
+	switch {
+	case !skipsNodeOperations(d):
+		return false
+	case c.a.features.OptionalNodeOperations:
+		return !declaresOptionalNodeOperations(c.node)
+	default:
+		return upstreamRunsExperimental(c.a.features)
+	}
+}
+
+// upstreamRunsExperimental reports whether Kubernetes runs upstream's
+// experimental allocator for the features: when one of the alpha features
+// only it implements is on.
+func upstreamRunsExperimental(f structured.Features) bool {
+	return f.ListTypeAttributes || f.OptionalNodeOperations || f.DerivedAttributes || f.CompatibilityGroups
 }
 
 // declaresOptionalNodeOperations reports whether the node's kubelet

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -60,7 +61,14 @@ func (r *request) name() string {
 
 // newConstraint returns a fresh constraint tracker, reusing the claim
 // state's storage from earlier calls.
-func (cs *claimState) newConstraint(con resourceapi.DeviceConstraint) constraint {
+func (cs *claimState) newConstraint(con resourceapi.DeviceConstraint, features structured.Features) constraint {
+	if features.ListTypeAttributes {
+		// Rare (an alpha feature): not worth slabs.
+		if con.MatchAttribute != nil {
+			return &matchSetConstraint{requests: con.Requests, name: *con.MatchAttribute}
+		}
+		return &distinctSetConstraint{requests: con.Requests, name: *con.DistinctAttribute}
+	}
 	if con.MatchAttribute != nil {
 		cs.matchSlab = append(cs.matchSlab, matchConstraint{requests: con.Requests, name: *con.MatchAttribute})
 		return &cs.matchSlab[len(cs.matchSlab)-1]
@@ -271,7 +279,7 @@ func (c *call) prepare(p *prepared) error {
 		clear(cs.selected)
 		cs.results = slices.Grow(cs.results[:0], minPerClaim)
 		for _, con := range obj.Spec.Devices.Constraints {
-			cs.constraints = append(cs.constraints, cs.newConstraint(con))
+			cs.constraints = append(cs.constraints, cs.newConstraint(con, c.a.features))
 		}
 	}
 	return nil

@@ -28,8 +28,6 @@ func unsupportedGates() []unsupportedGate {
 			"devices that consume counters through compatibility groups"},
 		{features.DRADerivedAttributes, func(f feature.Features) bool { return f.EnableDRADerivedAttributes },
 			"requests with derived attributes"},
-		{features.DRAListTypeAttributes, func(f feature.Features) bool { return f.EnableDRAListTypeAttributes },
-			"matchAttribute and distinctAttribute over list-typed attributes"},
 		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
 			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
 		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },

@@ -78,9 +78,11 @@ type RandomOptions struct {
 	// Alpha features' inputs. SkipNodeOperations per slice: it lists
 	// node operations to skip (DRAOptionalNodeOperations);
 	// DeclaredNodeOperations per node: its status declares the
-	// DRAOptionalNodeOperations feature. Both are 0 by default, so default
-	// cases stay those of earlier releases.
-	SkipNodeOperations, DeclaredNodeOperations float64
+	// DRAOptionalNodeOperations feature; ListAttribute per device
+	// attribute: it holds a list of one to three values of its kind,
+	// sometimes none (DRAListTypeAttributes). All are 0 by default, so
+	// default cases stay those of earlier releases.
+	SkipNodeOperations, DeclaredNodeOperations, ListAttribute float64
 
 	// Features overrides DefaultFeatures(); FeatureFlip flips each of its
 	// six flags with this probability (all combinations select the stable or
@@ -118,18 +120,22 @@ func DefaultRandomOptions() RandomOptions {
 	}
 }
 
-// OptionalNodeOperationsRandomOptions are DefaultRandomOptions with the
-// OptionalNodeOperations feature on (DRAOptionalNodeOperations, alpha in
-// 1.37, which only upstream's experimental allocator implements), slices
-// that skip node operations and nodes that declare, or do not declare,
-// that they honour them. With on set to false the feature is off and the
-// slices' lists must be ignored, as upstream's incubating allocator does.
-func OptionalNodeOperationsRandomOptions(on bool) RandomOptions {
+// AlphaRandomOptions are DefaultRandomOptions with inputs for the alpha
+// allocator features of 1.37 that DRAAllocator implements — slices that
+// skip node operations, nodes that declare, or do not declare, that they
+// honour them, list-typed attributes — and those features
+// (OptionalNodeOperations, ListTypeAttributes) as alpha sets them, the
+// others at their defaults. With a feature on only upstream's experimental
+// allocator applies; with it off the inputs must be treated as upstream's
+// incubating allocator treats them.
+func AlphaRandomOptions(alpha structured.Features) RandomOptions {
 	o := DefaultRandomOptions()
 	f := DefaultFeatures()
-	f.OptionalNodeOperations = on
+	f.OptionalNodeOperations = alpha.OptionalNodeOperations
+	f.ListTypeAttributes = alpha.ListTypeAttributes
 	o.Features = &f
 	o.SkipNodeOperations, o.DeclaredNodeOperations = 0.3, 0.5
+	o.ListAttribute = 0.3
 	return o
 }
 

@@ -284,6 +284,8 @@ func (g *generator) device(p *genPool, name string) resourceapi.Device {
 		case g.chance(g.o.MissingAttribute):
 		case g.chance(g.o.MistypedAttribute):
 			d.Attributes[a.name] = g.attributeOfKind(a, (a.kind+1+attrKind(g.r.IntN(3)))%4)
+		case g.chance(g.o.ListAttribute):
+			d.Attributes[a.name] = g.listAttribute(a)
 		default:
 			d.Attributes[a.name] = g.attributeValue(a)
 		}

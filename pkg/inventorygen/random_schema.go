@@ -126,6 +126,40 @@ func (g *generator) attributeValue(a attrSpec) resourceapi.DeviceAttribute {
 	return g.attributeOfKind(a, a.kind)
 }
 
+// listAttribute returns a list of one to three values of the spec's kind
+// (duplicates possible, as the API allows), or one time in twenty an empty
+// list, which no constraint accepts.
+func (g *generator) listAttribute(a attrSpec) resourceapi.DeviceAttribute {
+	n := 1 + g.r.IntN(3)
+	if g.chance(0.05) {
+		n = 0
+	}
+	var out resourceapi.DeviceAttribute
+	switch a.kind {
+	case kindInt:
+		out.IntValues = []int64{}
+		for range n {
+			out.IntValues = append(out.IntValues, *g.attributeValue(a).IntValue)
+		}
+	case kindBool:
+		out.BoolValues = []bool{}
+		for range n {
+			out.BoolValues = append(out.BoolValues, *g.attributeValue(a).BoolValue)
+		}
+	case kindVersion:
+		out.VersionValues = []string{}
+		for range n {
+			out.VersionValues = append(out.VersionValues, *g.attributeValue(a).VersionValue)
+		}
+	default:
+		out.StringValues = []string{}
+		for range n {
+			out.StringValues = append(out.StringValues, *g.attributeValue(a).StringValue)
+		}
+	}
+	return out
+}
+
 func (g *generator) attributeOfKind(a attrSpec, kind attrKind) resourceapi.DeviceAttribute {
 	switch kind {
 	case kindInt:

@@ -75,3 +75,14 @@ func DeviceTaintRule(name, driver, pool, device string, taint resourceapi.Device
 		},
 	}
 }
+
+// StringsAttribute sets a list-typed string attribute (DRAListTypeAttributes)
+// on the device added last.
+func (w *SliceWrapper) StringsAttribute(name string, values ...string) *SliceWrapper {
+	d := w.lastDevice()
+	if d.Attributes == nil {
+		d.Attributes = map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{}
+	}
+	d.Attributes[resourceapi.QualifiedName(name)] = resourceapi.DeviceAttribute{StringValues: values}
+	return w
+}

@@ -40,11 +40,11 @@ var variants = []string{variantInTree, variantDRAAllocator}
 // features that DRAAllocator does not implement: dra-scheduler refuses to
 // start with them on (allocatorfeatures.Unsupported), so such
 // workloads would not compare like with like, and both variants skip
-// them. Today these are the PodGroup claims of dra_workloadresourceclaims,
-// DRADeviceCompatibilityGroups' CompatibilityGroups and
+// them. Today these are the PodGroup claims of dra_workloadresourceclaims
+// and DRADeviceCompatibilityGroups' CompatibilityGroups (a known failure
+// before: the pod stayed pending where in-tree allocated).
 // DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
-// (the last two were known failures: the pod stayed pending where in-tree
-// allocated).
+// runs since DRAAllocator implements list attributes.
 var unsupportedGates = allocatorfeatures.Unsupported()
 
 // knownFailures are upstream test cases ("<topic>/<TestCase>") that
