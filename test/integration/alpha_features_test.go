@@ -10,6 +10,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
@@ -71,5 +72,38 @@ func TestOptionalNodeOperations(t *testing.T) {
 	declare("node-1")
 	if pod := e.waitScheduled("skip-2"); pod.Spec.NodeName != "node-1" {
 		t.Errorf("skip-2 landed on %s after node-1 declared the feature, want node-1", pod.Spec.NodeName)
+	}
+}
+
+// TestListTypeAttributes runs DRAListTypeAttributes (alpha, on for the API
+// server and dra-scheduler here) end to end: the API server stores
+// list-typed attributes, a selector reads them, and matchAttribute picks
+// devices whose lists share an element.
+func TestListTypeAttributes(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRAListTypeAttributes, true)
+	e := startCluster(t, draConfig)
+	const driver = "lists.example.com"
+	e.create(objects.MakeNode("node-1").Obj(), objects.DeviceClass(driver, driver),
+		// dev-a and dev-c share link "l2"; dev-b shares nothing with either.
+		objects.MakeSlice("node-1", driver, "node-1").
+			Device("dev-a", nil).StringsAttribute("links", "l1", "l2").
+			Device("dev-b", nil).StringsAttribute("links", "l3").
+			Device("dev-c", nil).StringsAttribute("links", "l2", "l4").Obj())
+	linked := objects.ClaimTemplate("linked", e.ns, "dev", driver, 2)
+	linked.Spec.Spec.Devices.Requests[0].Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
+		Expression: `device.attributes["lists.example.com"].links.size() > 0`,
+	}}}
+	linked.Spec.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To[resourceapi.FullyQualifiedName](driver + "/links")}}
+	e.create(linked)
+
+	e.create(objects.MakePod("linked-1", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "linked").Obj())
+	e.waitScheduled("linked-1")
+	var claim *resourceapi.ResourceClaim
+	e.waitFor("claim of linked-1 allocated", func() (bool, string) {
+		claim = e.generatedClaim("linked-1", "dev")
+		return claim.Status.Allocation != nil, results(claim)
+	})
+	if got, want := results(claim), "dev="+driver+"/node-1/dev-a dev="+driver+"/node-1/dev-c"; got != want {
+		t.Errorf("linked-1's claim results %s, want %s (the only two devices whose links intersect)", got, want)
 	}
 }
