@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 )
 
@@ -164,6 +165,9 @@ type checker struct {
 	claims   []*claimView
 	cel      *selectorEvaluator
 	classes  map[string]classLookup
+	// ctx bounds CEL evaluation; derived compiles derived attributes.
+	ctx     context.Context
+	derived *cel.Cache
 }
 
 type classLookup struct {
@@ -179,6 +183,7 @@ func newChecker(ctx context.Context, in Input, results []resourceapi.AllocationR
 		inv:      buildInventory(in.Slices, in.Node, in.Features),
 		cel:      newSelectorEvaluator(ctx),
 		classes:  make(map[string]classLookup),
+		ctx:      ctx,
 	}
 	for i, claim := range in.Claims {
 		c.claims = append(c.claims, c.newClaimView(i, claim, &results[i]))

@@ -34,13 +34,13 @@ func checkConstraints(c *checker) []error {
 			subjects := constraintSubjects(cv, con.Requests)
 			switch {
 			case con.MatchAttribute != nil && c.features.ListTypeAttributes:
-				errs = append(errs, checkMatchAttributeSets(cv, i, *con.MatchAttribute, subjects)...)
+				errs = append(errs, c.checkMatchAttributeSets(cv, i, *con.MatchAttribute, subjects)...)
 			case con.MatchAttribute != nil:
-				errs = append(errs, checkMatchAttribute(cv, i, *con.MatchAttribute, subjects)...)
+				errs = append(errs, c.checkMatchAttribute(cv, i, *con.MatchAttribute, subjects)...)
 			case con.DistinctAttribute != nil && c.features.ListTypeAttributes:
-				errs = append(errs, checkDistinctAttributeSets(cv, i, *con.DistinctAttribute, subjects)...)
+				errs = append(errs, c.checkDistinctAttributeSets(cv, i, *con.DistinctAttribute, subjects)...)
 			case con.DistinctAttribute != nil:
-				errs = append(errs, checkDistinctAttribute(cv, i, *con.DistinctAttribute, subjects)...)
+				errs = append(errs, c.checkDistinctAttribute(cv, i, *con.DistinctAttribute, subjects)...)
 			default:
 				errs = append(errs, cv.violation(CheckConstraints, "", "", "constraint #%d is empty (unsupported constraint type?)", i))
 			}
@@ -59,12 +59,17 @@ func constraintSubjects(cv *claimView, requests []string) []*entry {
 	return out
 }
 
-func checkMatchAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
+func (c *checker) checkMatchAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
 	var errs []error
 	var first *entry
 	var firstValue attrValue
 	for _, e := range subjects {
-		v, ok := lookupAttribute(e.dev, name)
+		a, ok, err := c.constraintAttribute(e, name)
+		if err != nil {
+			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): %v", index, name, err))
+			continue
+		}
+		v := valueOf(a)
 		if !ok {
 			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): device has no such attribute", index, name))
 			continue
@@ -81,12 +86,17 @@ func checkMatchAttribute(cv *claimView, index int, name resourceapi.FullyQualifi
 	return errs
 }
 
-func checkDistinctAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
+func (c *checker) checkDistinctAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
 	var errs []error
 	var seen []*entry
 	var values []attrValue
 	for _, e := range subjects {
-		v, ok := lookupAttribute(e.dev, name)
+		a, ok, err := c.constraintAttribute(e, name)
+		if err != nil {
+			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): %v", index, name, err))
+			continue
+		}
+		v := valueOf(a)
 		if !ok {
 			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): device has no such attribute", index, name))
 			continue
@@ -106,17 +116,17 @@ func checkDistinctAttribute(cv *claimView, index int, name resourceapi.FullyQual
 // lookupAttribute finds a fully qualified attribute on a device: under the
 // exact name, or — when the domain is the device's driver — under the name
 // without the domain.
-func lookupAttribute(d *device, name resourceapi.FullyQualifiedName) (attrValue, bool) {
+func lookupAttribute(d *device, name resourceapi.FullyQualifiedName) (resourceapi.DeviceAttribute, bool) {
 	if a, ok := d.spec.Attributes[resourceapi.QualifiedName(name)]; ok {
-		return valueOf(a), true
+		return a, true
 	}
 	domain, id, found := strings.Cut(string(name), "/")
 	if found && domain == d.id.driver {
 		if a, ok := d.spec.Attributes[resourceapi.QualifiedName(id)]; ok {
-			return valueOf(a), true
+			return a, true
 		}
 	}
-	return attrValue{}, false
+	return resourceapi.DeviceAttribute{}, false
 }
 
 // attrValue is an attribute value with its type.

@@ -43,21 +43,6 @@ func elements(a resourceapi.DeviceAttribute) map[string]bool {
 	return out
 }
 
-// lookupElements is lookupAttribute returning the attribute's elements.
-func lookupElements(d *device, name resourceapi.FullyQualifiedName) (map[string]bool, bool) {
-	a, ok := d.spec.Attributes[resourceapi.QualifiedName(name)]
-	if !ok {
-		domain, id, found := strings.Cut(string(name), "/")
-		if !found || domain != d.id.driver {
-			return nil, false
-		}
-		if a, ok = d.spec.Attributes[resourceapi.QualifiedName(id)]; !ok {
-			return nil, false
-		}
-	}
-	return elements(a), true
-}
-
 func describeElements(set map[string]bool) string {
 	list := make([]string, 0, len(set))
 	for e := range set {
@@ -67,13 +52,17 @@ func describeElements(set map[string]bool) string {
 	return "{" + strings.Join(list, ", ") + "}"
 }
 
-func checkMatchAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
+func (c *checker) checkMatchAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
 	var errs []error
 	var common map[string]bool
 	var members []string
 	for _, e := range subjects {
-		set, ok := lookupElements(e.dev, name)
+		a, ok, err := c.constraintAttribute(e, name)
+		set := elements(a)
 		switch {
+		case err != nil:
+			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): %v", index, name, err))
+			continue
 		case !ok:
 			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): device has no such attribute", index, name))
 			continue
@@ -102,13 +91,17 @@ func checkMatchAttributeSets(cv *claimView, index int, name resourceapi.FullyQua
 	return errs
 }
 
-func checkDistinctAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
+func (c *checker) checkDistinctAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
 	var errs []error
 	var seen []*entry
 	var sets []map[string]bool
 	for _, e := range subjects {
-		set, ok := lookupElements(e.dev, name)
+		a, ok, err := c.constraintAttribute(e, name)
+		set := elements(a)
 		switch {
+		case err != nil:
+			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): %v", index, name, err))
+			continue
 		case !ok:
 			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): device has no such attribute", index, name))
 			continue

@@ -23,6 +23,8 @@ type request struct {
 	adminAccess *bool
 	tolerations []resourceapi.DeviceToleration
 	capacity    *resourceapi.CapacityRequirements
+	// derived are its derived attributes (DRADerivedAttributes).
+	derived []resourceapi.DeviceDerivedAttribute
 }
 
 func exactRequest(r *resourceapi.DeviceRequest) *request {
@@ -30,7 +32,7 @@ func exactRequest(r *resourceapi.DeviceRequest) *request {
 	return &request{
 		name: r.Name, base: r.Name, className: e.DeviceClassName, selectors: e.Selectors,
 		mode: e.AllocationMode, count: e.Count, adminAccess: e.AdminAccess,
-		tolerations: e.Tolerations, capacity: e.Capacity,
+		tolerations: e.Tolerations, capacity: e.Capacity, derived: e.DerivedAttributes,
 	}
 }
 
@@ -38,7 +40,7 @@ func subRequest(r *resourceapi.DeviceRequest, s *resourceapi.DeviceSubRequest) *
 	return &request{
 		name: r.Name + "/" + s.Name, base: r.Name, sub: s.Name, className: s.DeviceClassName,
 		selectors: s.Selectors, mode: s.AllocationMode, count: s.Count,
-		tolerations: s.Tolerations, capacity: s.Capacity,
+		tolerations: s.Tolerations, capacity: s.Capacity, derived: s.DerivedAttributes,
 	}
 }
 

@@ -44,6 +44,8 @@ type call struct {
 	consumed map[inventory.PoolID]counterSets
 	// sels memoizes selection per request for this call.
 	sels map[*request]*selection
+	// derived memoizes derived attribute values for this call.
+	derived map[derivedKey]derivedValue
 	// picked is storage for takeFirstFit's positions.
 	picked []int32
 	// orders memoizes the policy's candidate order per request.
@@ -133,6 +135,9 @@ func (a *Allocator) done(c *call) {
 	c.touched = c.touched[:0]
 	if len(c.sels) > 0 {
 		clear(c.sels)
+	}
+	if len(c.derived) > 0 {
+		clear(c.derived)
 	}
 	if len(c.orders) > 0 {
 		clear(c.orders)

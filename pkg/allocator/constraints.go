@@ -12,10 +12,12 @@ import (
 // constraint is a claim constraint tracked while devices are added and
 // removed, last in first out (§5.3).
 type constraint interface {
-	// add reports whether the device may join; it is recorded if so.
-	add(base, sub string, d *inventory.Device) bool
+	// add reports whether device d, taken by request r, may join; it is
+	// recorded if so. attrs looks up the attribute compared; its error
+	// (a derived attribute's) fails the claims.
+	add(attrs attributeSource, r *request, d *inventory.Device) (bool, error)
 	// remove forgets the device added last.
-	remove(base, sub string, d *inventory.Device)
+	remove(r *request, d *inventory.Device)
 }
 
 // subjects is the request list of a constraint; empty means all requests.
@@ -72,27 +74,27 @@ type matchConstraint struct {
 	n        int
 }
 
-func (m *matchConstraint) add(base, sub string, d *inventory.Device) bool {
-	if !m.requests.covers(base, sub) {
-		return true
+func (m *matchConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
+	if !m.requests.covers(r.base, r.sub) {
+		return true, nil
 	}
-	attr, ok := lookupAttribute(d, m.name)
-	if !ok {
-		return false
+	attr, ok, err := attrs.attribute(r, d, m.name)
+	if err != nil || !ok {
+		return false, err
 	}
 	if m.n == 0 {
 		m.value, m.n = attr, 1
-		return true
+		return true, nil
 	}
 	if same, _ := sameScalar(&attr, &m.value); !same {
-		return false
+		return false, nil
 	}
 	m.n++
-	return true
+	return true, nil
 }
 
-func (m *matchConstraint) remove(base, sub string, _ *inventory.Device) {
-	if m.requests.covers(base, sub) {
+func (m *matchConstraint) remove(r *request, _ *inventory.Device) {
+	if m.requests.covers(r.base, r.sub) {
 		m.n--
 	}
 }
@@ -104,26 +106,26 @@ type distinctConstraint struct {
 	values   []resourceapi.DeviceAttribute
 }
 
-func (m *distinctConstraint) add(base, sub string, d *inventory.Device) bool {
-	if !m.requests.covers(base, sub) {
-		return true
+func (m *distinctConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
+	if !m.requests.covers(r.base, r.sub) {
+		return true, nil
 	}
-	attr, ok := lookupAttribute(d, m.name)
-	if !ok {
-		return false
+	attr, ok, err := attrs.attribute(r, d, m.name)
+	if err != nil || !ok {
+		return false, err
 	}
 	for i := range m.values {
 		same, ok := sameScalar(&attr, &m.values[i])
 		if !ok || same {
-			return false
+			return false, nil
 		}
 	}
 	m.values = append(m.values, attr)
-	return true
+	return true, nil
 }
 
-func (m *distinctConstraint) remove(base, sub string, _ *inventory.Device) {
-	if m.requests.covers(base, sub) {
+func (m *distinctConstraint) remove(r *request, _ *inventory.Device) {
+	if m.requests.covers(r.base, r.sub) {
 		m.values = m.values[:len(m.values)-1]
 	}
 }

@@ -96,29 +96,29 @@ type matchSetConstraint struct {
 	common   []*valueSet
 }
 
-func (m *matchSetConstraint) add(base, sub string, d *inventory.Device) bool {
-	if !m.requests.covers(base, sub) {
-		return true
+func (m *matchSetConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
+	if !m.requests.covers(r.base, r.sub) {
+		return true, nil
 	}
-	attr, ok := lookupAttribute(d, m.name)
-	if !ok {
-		return false
+	attr, ok, err := attrs.attribute(r, d, m.name)
+	if err != nil || !ok {
+		return false, err
 	}
 	values := attributeSet(&attr)
 	if values == nil {
-		return false
+		return false, nil
 	}
 	if len(m.common) > 0 {
 		if values = m.common[len(m.common)-1].intersect(values); values == nil {
-			return false
+			return false, nil
 		}
 	}
 	m.common = append(m.common, values)
-	return true
+	return true, nil
 }
 
-func (m *matchSetConstraint) remove(base, sub string, _ *inventory.Device) {
-	if m.requests.covers(base, sub) {
+func (m *matchSetConstraint) remove(r *request, _ *inventory.Device) {
+	if m.requests.covers(r.base, r.sub) {
 		m.common = m.common[:len(m.common)-1]
 	}
 }
@@ -133,29 +133,29 @@ type distinctSetConstraint struct {
 	values []*valueSet
 }
 
-func (m *distinctSetConstraint) add(base, sub string, d *inventory.Device) bool {
-	if !m.requests.covers(base, sub) {
-		return true
+func (m *distinctSetConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
+	if !m.requests.covers(r.base, r.sub) {
+		return true, nil
 	}
-	attr, ok := lookupAttribute(d, m.name)
-	if !ok {
-		return false
+	attr, ok, err := attrs.attribute(r, d, m.name)
+	if err != nil || !ok {
+		return false, err
 	}
 	values := attributeSet(&attr)
 	if values == nil {
-		return false
+		return false, nil
 	}
 	for _, other := range m.values {
 		if values.intersect(other) != nil {
-			return false
+			return false, nil
 		}
 	}
 	m.values = append(m.values, values)
-	return true
+	return true, nil
 }
 
-func (m *distinctSetConstraint) remove(base, sub string, _ *inventory.Device) {
-	if m.requests.covers(base, sub) {
+func (m *distinctSetConstraint) remove(r *request, _ *inventory.Device) {
+	if m.requests.covers(r.base, r.sub) {
 		m.values = m.values[:len(m.values)-1]
 	}
 }

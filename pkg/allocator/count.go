@@ -67,7 +67,7 @@ func (a *Allocator) planCounts(p *prepared) *countPlan {
 				return nil
 			}
 			r := alts[0]
-			if r.hasSubs || r.mode != resourceapi.DeviceAllocationModeExactCount || r.adminAccess || r.capacity != nil ||
+			if r.hasSubs || r.mode != resourceapi.DeviceAllocationModeExactCount || r.adminAccess || r.capacity != nil || r.derived != nil ||
 				r.numDevices < 0 || r.numDevices > resourceapi.AllocationResultsMaxSize {
 				return nil
 			}

@@ -121,15 +121,18 @@ var alphaVariants = []struct {
 	{"alpha features off", structured.Features{}},
 	{"OptionalNodeOperations", structured.Features{OptionalNodeOperations: true}},
 	{"ListTypeAttributes", structured.Features{ListTypeAttributes: true}},
-	{"OptionalNodeOperations and ListTypeAttributes", structured.Features{OptionalNodeOperations: true, ListTypeAttributes: true}},
+	{"DerivedAttributes", structured.Features{DerivedAttributes: true}},
+	{"DerivedAttributes and ListTypeAttributes", structured.Features{DerivedAttributes: true, ListTypeAttributes: true}},
+	{"all three", structured.Features{OptionalNodeOperations: true, ListTypeAttributes: true, DerivedAttributes: true}},
 }
 
 // TestDifferentialRandomAlphaFeatures is TestDifferentialRandom over the
 // inputs of the alpha features DRAAllocator implements — slices that skip
 // node operations, nodes that declare or do not declare they honour them,
-// list-typed attributes — with each combination of those features: on,
-// against upstream's experimental allocator; all off, against incubating
-// (which ignores the node operations and compares lists as scalars).
+// list-typed attributes, derived attributes — with combinations of those
+// features: on, against upstream's experimental allocator; all off,
+// against incubating (which ignores the node operations, compares lists as
+// scalars and refuses derived attributes).
 func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 	n := envInt(t, "DRA_DIFF_CASES", 2000)
 	first := envInt(t, "DRA_DIFF_SEED", 1)
@@ -137,7 +140,7 @@ func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			opts := inventorygen.AlphaRandomOptions(v.features)
 			outcomes, failures := map[string]int{}, 0
-			skipping, lists := 0, 0
+			skipping, lists, derived := 0, 0, 0
 			for seed := first; seed < first+n; seed++ {
 				c := inventorygen.Random(int64(seed), opts)
 				if usesSkippedNodeOperations(c) {
@@ -145,6 +148,9 @@ func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 				}
 				if usesListAttributes(c) {
 					lists++
+				}
+				if strings.Contains(fmt.Sprint(c.Notes), " derives ") {
+					derived++
 				}
 				report, outcome := checkCase(t, c)
 				if report != "" {
@@ -156,13 +162,13 @@ func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 				}
 				outcomes[outcome]++
 			}
-			t.Logf("%d cases (%d with slices that skip node operations, %d with list attributes), seeds %d..%d: %d failed; outcomes %v",
-				n, skipping, lists, first, first+n-1, failures, outcomes)
+			t.Logf("%d cases (%d with slices that skip node operations, %d with list attributes, %d with derived attributes), seeds %d..%d: %d failed; outcomes %v",
+				n, skipping, lists, derived, first, first+n-1, failures, outcomes)
 			if failures > 5 {
 				t.Errorf("%d more cases failed", failures-5)
 			}
-			if n >= 200 && (skipping < n/4 || lists < n/4 || outcomes["allocated"] == 0) {
-				t.Errorf("%d cases with skipping slices, %d with lists, %d allocated: the generator does not exercise the features", skipping, lists, outcomes["allocated"])
+			if n >= 200 && (skipping < n/4 || lists < n/4 || derived < n/20 || outcomes["allocated"] == 0) {
+				t.Errorf("%d cases with skipping slices, %d with lists, %d with derived attributes, %d allocated: the generator does not exercise the features", skipping, lists, derived, outcomes["allocated"])
 			}
 		})
 	}

@@ -72,8 +72,11 @@
 // Kubernetes runs with that gate on. With ListTypeAttributes
 // (DRAListTypeAttributes) matchAttribute and distinctAttribute compare
 // values as sets (constraints_sets.go): an element common to all devices,
-// pairwise disjoint sets; the answer from counts never covers a list. The
-// other alpha features of 1.37 are
+// pairwise disjoint sets; the answer from counts never covers a list. With
+// DerivedAttributes (DRADerivedAttributes) a request's derived attributes
+// are evaluated by CEL when a constraint first compares them (derived.go);
+// requests with derivations never take the answer from counts. The other
+// alpha features of 1.37 are
 // not implemented: the scheduler plugin refuses to start with their gates
 // on (pkg/allocatorfeatures).
 //

@@ -35,6 +35,9 @@ type request struct {
 	adminAccess       bool
 	tolerations       []resourceapi.DeviceToleration
 	capacity          *resourceapi.CapacityRequirements
+	// derived are the request's derived attributes, name to expression
+	// (DerivedAttributes; derived.go).
+	derived map[resourceapi.FullyQualifiedName]string
 
 	// numDevices is how many devices the request takes.
 	numDevices int
@@ -314,7 +317,10 @@ func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, src r
 	claimRef := klog.KObj(claim)
 	className := src.className
 	if len(src.derivedAttributes) > 0 {
-		return fmt.Errorf("claim %s, request %s: cannot handle request with derived attributes, the feature is disabled", claimRef, r.shortName())
+		if !a.features.DerivedAttributes {
+			return fmt.Errorf("claim %s, request %s: cannot handle request with derived attributes, the feature is disabled", claimRef, r.shortName())
+		}
+		r.derived = derivedAttributes(src.derivedAttributes)
 	}
 	for i, sel := range r.selectors {
 		if sel.CEL == nil {

@@ -253,7 +253,12 @@ func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (
 		return false, t, nil
 	}
 	for _, con := range cs.constraints {
-		if !con.add(r.base, r.sub, d) {
+		ok, err := con.add(c, r, d)
+		if err != nil {
+			c.release(r, &t)
+			return false, t, err
+		}
+		if !ok {
 			c.release(r, &t)
 			if mode == tryEveryDevice {
 				return false, t, fmt.Errorf("claim %s, request %s: cannot add device %s because a claim constraint would not be satisfied", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID())
@@ -328,7 +333,7 @@ func (c *call) release(r *request, t *taken) {
 		}
 	}
 	for i := t.constraints - 1; i >= 0; i-- {
-		cs.constraints[i].remove(r.base, r.sub, d)
+		cs.constraints[i].remove(r, d)
 	}
 	if t.counters {
 		c.releaseCounters(t.cand)

@@ -26,8 +26,6 @@ func unsupportedGates() []unsupportedGate {
 	return []unsupportedGate{
 		{features.DRADeviceCompatibilityGroups, func(f feature.Features) bool { return f.EnableDRADeviceCompatibilityGroups },
 			"devices that consume counters through compatibility groups"},
-		{features.DRADerivedAttributes, func(f feature.Features) bool { return f.EnableDRADerivedAttributes },
-			"requests with derived attributes"},
 		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
 			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
 		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },

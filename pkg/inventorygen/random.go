@@ -80,9 +80,11 @@ type RandomOptions struct {
 	// DeclaredNodeOperations per node: its status declares the
 	// DRAOptionalNodeOperations feature; ListAttribute per device
 	// attribute: it holds a list of one to three values of its kind,
-	// sometimes none (DRAListTypeAttributes). All are 0 by default, so
-	// default cases stay those of earlier releases.
-	SkipNodeOperations, DeclaredNodeOperations, ListAttribute float64
+	// sometimes none (DRAListTypeAttributes); DerivedAttribute per
+	// constraint: requests it targets derive the compared attribute by CEL
+	// (DRADerivedAttributes). All are 0 by default, so default cases stay
+	// those of earlier releases.
+	SkipNodeOperations, DeclaredNodeOperations, ListAttribute, DerivedAttribute float64
 
 	// Features overrides DefaultFeatures(); FeatureFlip flips each of its
 	// six flags with this probability (all combinations select the stable or
@@ -123,8 +125,9 @@ func DefaultRandomOptions() RandomOptions {
 // AlphaRandomOptions are DefaultRandomOptions with inputs for the alpha
 // allocator features of 1.37 that DRAAllocator implements — slices that
 // skip node operations, nodes that declare, or do not declare, that they
-// honour them, list-typed attributes — and those features
-// (OptionalNodeOperations, ListTypeAttributes) as alpha sets them, the
+// honour them, list-typed attributes, derived attributes — and those
+// features (OptionalNodeOperations, ListTypeAttributes, DerivedAttributes)
+// as alpha sets them, the
 // others at their defaults. With a feature on only upstream's experimental
 // allocator applies; with it off the inputs must be treated as upstream's
 // incubating allocator treats them.
@@ -133,9 +136,11 @@ func AlphaRandomOptions(alpha structured.Features) RandomOptions {
 	f := DefaultFeatures()
 	f.OptionalNodeOperations = alpha.OptionalNodeOperations
 	f.ListTypeAttributes = alpha.ListTypeAttributes
+	f.DerivedAttributes = alpha.DerivedAttributes
 	o.Features = &f
 	o.SkipNodeOperations, o.DeclaredNodeOperations = 0.3, 0.5
 	o.ListAttribute = 0.3
+	o.DerivedAttribute = 0.3
 	return o
 }
 

@@ -2,6 +2,7 @@ package inventorygen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -97,7 +98,11 @@ func (g *generator) makeClaims() {
 		}
 		if g.chance(g.o.Constraint) {
 			for range 1 + g.r.IntN(2) {
-				claim.Spec.Devices.Constraints = append(claim.Spec.Devices.Constraints, g.constraint(refs, schemas))
+				con := g.constraint(refs, schemas)
+				claim.Spec.Devices.Constraints = append(claim.Spec.Devices.Constraints, con)
+				if g.chance(g.o.DerivedAttribute) {
+					g.deriveAttribute(claim, con)
+				}
 			}
 		}
 		if g.chance(g.o.ClaimConfig) {
@@ -299,6 +304,56 @@ func (g *generator) constraint(refs []string, schemas []*driverSchema) resourcea
 		c.DistinctAttribute = &name
 	}
 	return c
+}
+
+// derivedExpressions are the derived attributes' CEL expressions: a
+// constant, values that differ between drivers or devices, a list, and
+// (rarely) one that fails at run time or does not compile.
+var derivedExpressions = []string{
+	`"same"`,
+	`device.driver`,
+	`device.driver.size() % 3`,
+	`[device.driver, "shared"]`,
+	`device.allowMultipleAllocations`,
+}
+
+// deriveAttribute lets one or two requests the constraint targets derive
+// the attribute it compares (the API requires a derived attribute to be
+// referenced by a constraint on its request).
+func (g *generator) deriveAttribute(claim *resourceapi.ResourceClaim, con resourceapi.DeviceConstraint) {
+	name := con.MatchAttribute
+	if name == nil {
+		name = con.DistinctAttribute
+	}
+	expr := pick(g, derivedExpressions)
+	switch {
+	case g.chance(0.03):
+		expr = `device.attributes["gpu.example.com"].nosuch`
+	case g.chance(0.02):
+		expr = `device.driver +`
+	}
+	attr := resourceapi.DeviceDerivedAttribute{Name: *name, Expression: expr}
+	add := func(list *[]resourceapi.DeviceDerivedAttribute) {
+		for _, d := range *list {
+			if d.Name == *name {
+				return
+			}
+		}
+		*list = append(*list, attr)
+	}
+	for range 1 + g.r.IntN(2) {
+		req := &claim.Spec.Devices.Requests[g.r.IntN(len(claim.Spec.Devices.Requests))]
+		if len(con.Requests) > 0 && !slices.Contains(con.Requests, req.Name) {
+			continue
+		}
+		if req.Exactly != nil {
+			add(&req.Exactly.DerivedAttributes)
+		} else {
+			sub := &req.FirstAvailable[g.r.IntN(len(req.FirstAvailable))]
+			add(&sub.DerivedAttributes)
+		}
+		g.note("%s/%s derives %s = %s", claim.Name, req.Name, *name, expr)
+	}
 }
 
 // validSelector returns a selector that compiles and never fails at runtime

@@ -107,3 +107,38 @@ func TestListTypeAttributes(t *testing.T) {
 		t.Errorf("linked-1's claim results %s, want %s (the only two devices whose links intersect)", got, want)
 	}
 }
+
+// TestDerivedAttributes runs DRADerivedAttributes (alpha, on for the API
+// server and dra-scheduler here) end to end: a request's derived attribute
+// shadows the devices' own for that request only, so two devices whose own
+// values differ can still match.
+func TestDerivedAttributes(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRADerivedAttributes, true)
+	e := startCluster(t, draConfig)
+	const driver = "derived.example.com"
+	const attr resourceapi.FullyQualifiedName = driver + "/zone"
+	e.create(objects.MakeNode("node-1").Obj(), objects.DeviceClass(driver, driver),
+		objects.MakeSlice("node-1", driver, "node-1").
+			Device("dev-a", nil).Attribute("zone", "a").
+			Device("dev-b", nil).Attribute("zone", "b").Obj())
+	pair := objects.ClaimTemplate("pair", e.ns, "first", driver, 1)
+	second := pair.Spec.Spec.Devices.Requests[0].DeepCopy()
+	second.Name = "second"
+	pair.Spec.Spec.Devices.Requests = append(pair.Spec.Spec.Devices.Requests, *second)
+	// "first" sees every device in zone "b": only dev-a for it and dev-b
+	// for "second" satisfy the match.
+	pair.Spec.Spec.Devices.Requests[0].Exactly.DerivedAttributes = []resourceapi.DeviceDerivedAttribute{{Name: attr, Expression: `"b"`}}
+	pair.Spec.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To(attr)}}
+	e.create(pair)
+
+	e.create(objects.MakePod("pair-1", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("dev", "pair").Obj())
+	e.waitScheduled("pair-1")
+	var claim *resourceapi.ResourceClaim
+	e.waitFor("claim of pair-1 allocated", func() (bool, string) {
+		claim = e.generatedClaim("pair-1", "dev")
+		return claim.Status.Allocation != nil, results(claim)
+	})
+	if got, want := results(claim), "first="+driver+"/node-1/dev-a second="+driver+"/node-1/dev-b"; got != want {
+		t.Errorf("pair-1's claim results %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,98 @@
+package allocator_test
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestDerivedAttributes runs upstream's derived-attribute cases
+// (allocator_testing.go, "derived-attributes-*") through both allocators
+// with DerivedAttributes on, pinning the devices we must pick or the error.
+func TestDerivedAttributes(t *testing.T) {
+	const drv = "gpu.example.com"
+	const attr resourceapi.FullyQualifiedName = "gpu.example.com/myAttr"
+	slice := objects.MakeSlice("n-gpus", drv, "n").
+		Device("dev-1", nil).Attribute("myAttr", "value-1").IntAttribute("numa", 1).
+		Device("dev-2", nil).Attribute("myAttr", "value-2").Attribute("numa", "one").Obj()
+	// twoRequests asks for one device per request under one matchAttribute
+	// on attr; req-0 derives it with expr when expr is set.
+	twoRequests := func(expr string) *resourceapi.ResourceClaim {
+		c := objects.Claim("c", "ns", objects.ClaimSpec("req-0", "gpu", 1))
+		c.Spec.Devices.Requests = append(c.Spec.Devices.Requests, objects.ClaimSpec("req-1", "gpu", 1).Devices.Requests[0])
+		if expr != "" {
+			c.Spec.Devices.Requests[0].Exactly.DerivedAttributes = []resourceapi.DeviceDerivedAttribute{{Name: attr, Expression: expr}}
+		}
+		c.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To(attr)}}
+		return c
+	}
+	// twoDevices asks for two devices matching on a derived attribute.
+	twoDevices := func(expr string) *resourceapi.ResourceClaim {
+		c := objects.Claim("c", "ns", objects.ClaimSpec("req-0", "gpu", 2))
+		c.Spec.Devices.Requests[0].Exactly.DerivedAttributes = []resourceapi.DeviceDerivedAttribute{{Name: "derived/x", Expression: expr}}
+		c.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To[resourceapi.FullyQualifiedName]("derived/x")}}
+		return c
+	}
+	on := defaultFeatures
+	on.DerivedAttributes = true
+	for _, tc := range []struct {
+		name    string
+		claim   *resourceapi.ResourceClaim
+		want    []string // nil: does not fit
+		wantErr string
+	}{
+		{"without a derivation the devices' own values differ", twoRequests(""), nil, ""},
+		{"a derivation shadows the attribute for its own request only", twoRequests(`"value-2"`), []string{"dev-1", "dev-2"}, ""},
+		{"devices whose derived values agree match", twoDevices(`device.driver`), []string{"dev-1", "dev-2"}, ""},
+		{"derived values of different types never match", twoDevices(`device.attributes["gpu.example.com"].numa`), nil, ""},
+		{"a derivation that fails at run time fails the claim with upstream's message", twoDevices(`device.attributes["gpu.example.com"].missingAttr`), nil,
+			"evaluate derived attribute derived/x on device gpu.example.com/n/dev-1 failed: no such key: missingAttr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dc := diffCase{features: on, classes: inventorygen.NewClassLister(objects.DeviceClass("gpu", drv)),
+				slices: []*resourceapi.ResourceSlice{slice}, claims: []*resourceapi.ResourceClaim{tc.claim},
+				nodes: []*v1.Node{objects.MakeNode("n").Obj()}}
+			diffs, ours := compareOutcomes(t.Context(), dc)
+			for _, d := range diffs {
+				t.Error(d)
+			}
+			o := ours[0]
+			if tc.wantErr != "" {
+				if o.err == nil || !strings.Contains(o.err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", o.err, tc.wantErr)
+				}
+				return
+			}
+			if o.err != nil {
+				t.Fatalf("unexpected error: %v", o.err)
+			}
+			var got []string
+			for _, r := range o.results {
+				for _, d := range r.Devices.Results {
+					got = append(got, d.Device)
+				}
+			}
+			if (o.results == nil) != (tc.want == nil) || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("picked %v (fits %v), want %v", got, o.results != nil, tc.want)
+			}
+		})
+	}
+	t.Run("without the feature a request with derived attributes is an error", func(t *testing.T) {
+		dc := diffCase{features: defaultFeatures, classes: inventorygen.NewClassLister(objects.DeviceClass("gpu", drv)),
+			slices: []*resourceapi.ResourceSlice{slice}, claims: []*resourceapi.ResourceClaim{twoDevices(`device.driver`)},
+			nodes: []*v1.Node{objects.MakeNode("n").Obj()}}
+		diffs, ours := compareOutcomes(t.Context(), dc)
+		for _, d := range diffs {
+			t.Error(d)
+		}
+		if want := "cannot handle request with derived attributes, the feature is disabled"; ours[0].err == nil || !strings.Contains(ours[0].err.Error(), want) {
+			t.Errorf("error %v, want one containing %q", ours[0].err, want)
+		}
+	})
+}
