@@ -53,6 +53,9 @@ func checkCounters(c *checker) []error {
 	old := c.previouslyAllocated()
 	for _, pid := range sortedPools(newDevices) {
 		errs = append(errs, checkPoolCounters(c, c.inv.pools[pid], newDevices[pid], old)...)
+		if c.features.CompatibilityGroups {
+			errs = append(errs, checkCompatibilityGroups(c, c.inv.pools[pid], newDevices[pid], old)...)
+		}
 	}
 	return errs
 }

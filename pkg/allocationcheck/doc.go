@@ -35,7 +35,8 @@
 //  6. CheckTaints: every NoSchedule/NoExecute taint is tolerated; results copy
 //     the request's tolerations.
 //  7. CheckCounters: shared counters of partitionable devices are not
-//     over-consumed.
+//     over-consumed, and, with CompatibilityGroups, the devices on a counter
+//     set share a compatibility group (or all have none).
 //  8. CheckCapacity: shares of multi-allocatable devices carry a shareID and a
 //     consumedCapacity that satisfies the request and the device's
 //     requestPolicy, and the device's capacity is not over-consumed.

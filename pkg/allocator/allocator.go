@@ -125,7 +125,7 @@ const (
 // deadline (summarize's, or the call's), the search through the deadline
 // it checks between steps.
 func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, goal runGoal, timeout time.Duration) ([]resourceapi.AllocationResult, bool, error) {
-	view, id, err := a.inv.ViewAndID(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, id, err := a.inv.ViewAndID(node, a.viewOptions())
 	if err != nil {
 		return nil, false, fmt.Errorf("gather pool information: %w", err)
 	}
@@ -221,4 +221,9 @@ func (a *Allocator) doesNotFit(ctx context.Context, node *v1.Node, invalidPools 
 		v.Info("Claims do not fit on node", "node", klog.KObj(node))
 	}
 	return nil
+}
+
+// viewOptions are the inventory semantics the allocator's features select.
+func (a *Allocator) viewOptions() inventory.Options {
+	return inventory.Options{PartitionableDevices: a.features.PartitionableDevices, CompatibilityGroups: a.features.CompatibilityGroups}
 }

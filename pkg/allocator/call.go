@@ -46,6 +46,9 @@ type call struct {
 	sels map[*request]*selection
 	// derived memoizes derived attribute values for this call.
 	derived map[derivedKey]derivedValue
+	// groups stacks the compatibility-group intersections of the counter
+	// sets this call's devices consume from, last on top.
+	groups map[groupKey][]groupIntersection
 	// picked is storage for takeFirstFit's positions.
 	picked []int32
 	// orders memoizes the policy's candidate order per request.
@@ -138,6 +141,9 @@ func (a *Allocator) done(c *call) {
 	}
 	if len(c.derived) > 0 {
 		clear(c.derived)
+	}
+	if len(c.groups) > 0 {
+		clear(c.groups)
 	}
 	if len(c.orders) > 0 {
 		clear(c.orders)

@@ -88,7 +88,9 @@ func (cs *chainSummaries) store(view *inventory.NodeView, sel *selection) (*summ
 		s.pos = append(s.pos, int32(i))
 		if !isPlain(d) {
 			s.plain = false
-			plainOrPartition = plainOrPartition && isPlainPartition(d)
+			// A partition's fit depends on its peers' groups where the
+			// pool uses compatibility groups: only the search knows.
+			plainOrPartition = plainOrPartition && isPlainPartition(d) && !view.Pools[view.PoolOf[i]].CompatibilityGroups
 		}
 	}
 	s.partitions = plainOrPartition && !s.plain

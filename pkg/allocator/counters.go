@@ -23,6 +23,9 @@ type poolCounters struct {
 	// most partitions are.
 	blocked      indexSet
 	blockedKnown bool
+	// groups are the compatibility groups the allocated devices have in
+	// common per counter set (pools that use groups only).
+	groups map[string]groupIntersection
 }
 
 // indexSet is a sorted set of device indexes: compact, and a lookup reads
@@ -85,6 +88,9 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 		}
 	}
 	pc.blocked, pc.blockedKnown = blockedDevices(pool, cs)
+	if pool.CompatibilityGroups {
+		pc.groups = a.baselineGroups(pool)
+	}
 	st.counters[pool.ID] = pc
 	return pc
 }

@@ -7,8 +7,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
 // DeviceCounts sorts the devices of one node that match one request by
@@ -94,7 +92,7 @@ func (a *Allocator) Diagnose(ctx context.Context, node *v1.Node, claims []*resou
 
 // countRequests reports every request's device counts on node.
 func (a *Allocator) countRequests(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) ([]RequestReport, error) {
-	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, err := a.inv.View(node, a.viewOptions())
 	if err != nil {
 		return nil, fmt.Errorf("gather pool information: %w", err)
 	}

@@ -123,13 +123,15 @@ var alphaVariants = []struct {
 	{"ListTypeAttributes", structured.Features{ListTypeAttributes: true}},
 	{"DerivedAttributes", structured.Features{DerivedAttributes: true}},
 	{"DerivedAttributes and ListTypeAttributes", structured.Features{DerivedAttributes: true, ListTypeAttributes: true}},
-	{"all three", structured.Features{OptionalNodeOperations: true, ListTypeAttributes: true, DerivedAttributes: true}},
+	{"CompatibilityGroups", structured.Features{CompatibilityGroups: true}},
+	{"all four", structured.Features{OptionalNodeOperations: true, ListTypeAttributes: true, DerivedAttributes: true, CompatibilityGroups: true}},
 }
 
 // TestDifferentialRandomAlphaFeatures is TestDifferentialRandom over the
 // inputs of the alpha features DRAAllocator implements — slices that skip
 // node operations, nodes that declare or do not declare they honour them,
-// list-typed attributes, derived attributes — with combinations of those
+// list-typed attributes, derived attributes, compatibility groups — with
+// combinations of those
 // features: on, against upstream's experimental allocator; all off,
 // against incubating (which ignores the node operations, compares lists as
 // scalars and refuses derived attributes).

@@ -75,10 +75,14 @@
 // pairwise disjoint sets; the answer from counts never covers a list. With
 // DerivedAttributes (DRADerivedAttributes) a request's derived attributes
 // are evaluated by CEL when a constraint first compares them (derived.go);
-// requests with derivations never take the answer from counts. The other
-// alpha features of 1.37 are
-// not implemented: the scheduler plugin refuses to start with their gates
-// on (pkg/allocatorfeatures).
+// requests with derivations never take the answer from counts. With
+// CompatibilityGroups (DRADeviceCompatibilityGroups) the inventory keeps
+// slices whose devices name compatibility groups, and the search admits a
+// device on a counter set only if it shares a group with everything
+// already there (compatibility.go); partitions of such pools never take
+// the answer from counts. Kubernetes runs upstream's experimental
+// allocator whenever one of these alpha features is on; the differential
+// tests compare with it.
 //
 // # Policies
 //

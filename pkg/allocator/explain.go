@@ -132,7 +132,7 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 // none; a context that ends first makes the finding the generic
 // CannotAllocate.
 func (a *Allocator) ExplainWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
-	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, err := a.inv.View(node, a.viewOptions())
 	if err != nil {
 		return Explanation{}
 	}
@@ -343,7 +343,7 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 // how many devices there are and how many would be in use once results
 // are applied. Scoring strategies use it to pack or to spread.
 func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationResult) (used, total int) {
-	view, err := a.inv.View(node, inventory.Options{PartitionableDevices: a.features.PartitionableDevices})
+	view, err := a.inv.View(node, a.viewOptions())
 	if err != nil {
 		return 0, 0
 	}

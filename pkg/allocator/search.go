@@ -199,6 +199,7 @@ type taken struct {
 	cand        candidate
 	claim       int
 	counters    bool
+	groups      bool
 	constraints int
 	marked      bool
 	shared      bool
@@ -243,7 +244,14 @@ func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (
 
 	skipCounters := multi && c.capacityInUse(d.Index)
 	if !skipCounters && len(d.Spec.ConsumesCounters) > 0 {
+		if c.a.features.CompatibilityGroups {
+			if !c.admitGroups(cand) {
+				return false, t, nil
+			}
+			t.groups = true
+		}
 		if !c.reserveCounters(cand) {
+			c.release(r, &t)
 			return false, t, nil
 		}
 		t.counters = true
@@ -334,6 +342,9 @@ func (c *call) release(r *request, t *taken) {
 	}
 	for i := t.constraints - 1; i >= 0; i-- {
 		cs.constraints[i].remove(r, d)
+	}
+	if t.groups {
+		c.releaseGroups(t.cand)
 	}
 	if t.counters {
 		c.releaseCounters(t.cand)

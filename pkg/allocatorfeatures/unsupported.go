@@ -24,8 +24,6 @@ type unsupportedGate struct {
 // unsupportedGates lists them, in the order the refusal names them.
 func unsupportedGates() []unsupportedGate {
 	return []unsupportedGate{
-		{features.DRADeviceCompatibilityGroups, func(f feature.Features) bool { return f.EnableDRADeviceCompatibilityGroups },
-			"devices that consume counters through compatibility groups"},
 		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
 			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
 		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },

@@ -17,7 +17,7 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 			t.Errorf("CheckSupported(defaults) = %v, want nil", err)
 		}
 	})
-	for _, gate := range []featuregate.Feature{features.DRAOptionalNodeOperations, features.DRAListTypeAttributes, features.DRADerivedAttributes} {
+	for _, gate := range []featuregate.Feature{features.DRAOptionalNodeOperations, features.DRAListTypeAttributes, features.DRADerivedAttributes, features.DRADeviceCompatibilityGroups} {
 		t.Run(string(gate)+" on is accepted: DRAAllocator implements it", func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, gate, true)
 			if err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
@@ -49,12 +49,13 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 	}
 	t.Run("several gates are named in one message, with one flag to turn them all off", func(t *testing.T) {
 		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
-			features.DRANodeAllocatableResources:  true,
-			features.DRADeviceCompatibilityGroups: true,
+			features.DRANodeAllocatableResources: true,
+			features.DRAWorkloadResourceClaims:   true,
+			features.GenericWorkload:             true,
 		})
 		err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
-		want := "--feature-gates=DRADeviceCompatibilityGroups=false,DRANodeAllocatableResources=false "
-		if err == nil || !strings.Contains(err.Error(), "DRADeviceCompatibilityGroups, DRANodeAllocatableResources are on") || !strings.Contains(err.Error(), want) {
+		want := "--feature-gates=DRANodeAllocatableResources=false,DRAWorkloadResourceClaims=false "
+		if err == nil || !strings.Contains(err.Error(), "DRANodeAllocatableResources, DRAWorkloadResourceClaims are on") || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want both gates named and %q", err, want)
 		}
 	})

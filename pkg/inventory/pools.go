@@ -31,6 +31,9 @@ type Pool struct {
 	// HasBindingConditions is set when a candidate device has binding
 	// conditions; such pools are searched last.
 	HasBindingConditions bool
+	// CompatibilityGroups is set when a device of the pool consumes
+	// counters with compatibility groups (only with the option).
+	CompatibilityGroups bool
 }
 
 // Devices calls f for every candidate device in search order until f
@@ -50,6 +53,10 @@ type Options struct {
 	// PartitionableDevices enables counter sets and per-device node
 	// selection; without it, slices using them are ignored.
 	PartitionableDevices bool
+	// CompatibilityGroups keeps slices whose devices consume counters
+	// with compatibility groups (DRADeviceCompatibilityGroups); without
+	// it they are ignored, which leaves their pools incomplete.
+	CompatibilityGroups bool
 }
 
 type poolCacheKey struct {
@@ -60,10 +67,14 @@ type poolCacheKey struct {
 // slot numbers the option sets, for per-option tables; it must cover every
 // field of Options.
 func (o Options) slot() int {
+	slot := 0
 	if o.PartitionableDevices {
-		return 1
+		slot |= 1
 	}
-	return 0
+	if o.CompatibilityGroups {
+		slot |= 2
+	}
+	return slot
 }
 
 type poolCacheEntry struct {
@@ -162,7 +173,7 @@ type poolCache struct {
 	// for: the scheduler passes the same object for a node until the node
 	// changes, a pointer hashes faster than the node's name, and the map
 	// slot holds all a hit needs.
-	byObject [2]map[*v1.Node]objectRef
+	byObject [4]map[*v1.Node]objectRef
 	// slots counts the slots handed out; freeSlots are slots of forgotten
 	// nodes.
 	slots     int32
@@ -313,7 +324,7 @@ func (inv *Inventory) gather(node *v1.Node, opts Options) ([]*Pool, error) {
 		if !opts.PartitionableDevices && (spec.PerDeviceNodeSelection != nil || len(spec.SharedCounters) > 0) {
 			continue
 		}
-		if usesCompatibilityGroups(s) {
+		if !opts.CompatibilityGroups && usesCompatibilityGroups(s) {
 			continue
 		}
 		relevant := false
@@ -371,7 +382,9 @@ func (inv *Inventory) gather(node *v1.Node, opts Options) ([]*Pool, error) {
 			if obsolete {
 				continue
 			}
-			all = slices.DeleteFunc(all, usesCompatibilityGroups)
+			if !opts.CompatibilityGroups {
+				all = slices.DeleteFunc(all, usesCompatibilityGroups)
+			}
 			if int64(len(all)) == want {
 				pool = buildPool(id, nodeSlices, all, opts)
 			} else {
@@ -496,5 +509,7 @@ func buildPool(id PoolID, nodeSlices, allOfGeneration []*Slice, opts Options) *P
 			}
 		}
 	}
+	pool.CompatibilityGroups = opts.CompatibilityGroups &&
+		(slices.ContainsFunc(pool.Targeting, usesCompatibilityGroups) || slices.ContainsFunc(pool.NotTargeting, usesCompatibilityGroups))
 	return pool
 }

@@ -82,9 +82,10 @@ type RandomOptions struct {
 	// attribute: it holds a list of one to three values of its kind,
 	// sometimes none (DRAListTypeAttributes); DerivedAttribute per
 	// constraint: requests it targets derive the compared attribute by CEL
-	// (DRADerivedAttributes). All are 0 by default, so default cases stay
-	// those of earlier releases.
-	SkipNodeOperations, DeclaredNodeOperations, ListAttribute, DerivedAttribute float64
+	// (DRADerivedAttributes); CompatibilityGroup per counter consumption:
+	// it names compatibility groups (DRADeviceCompatibilityGroups). All are
+	// 0 by default, so default cases stay those of earlier releases.
+	SkipNodeOperations, DeclaredNodeOperations, ListAttribute, DerivedAttribute, CompatibilityGroup float64
 
 	// Features overrides DefaultFeatures(); FeatureFlip flips each of its
 	// six flags with this probability (all combinations select the stable or
@@ -125,9 +126,9 @@ func DefaultRandomOptions() RandomOptions {
 // AlphaRandomOptions are DefaultRandomOptions with inputs for the alpha
 // allocator features of 1.37 that DRAAllocator implements — slices that
 // skip node operations, nodes that declare, or do not declare, that they
-// honour them, list-typed attributes, derived attributes — and those
-// features (OptionalNodeOperations, ListTypeAttributes, DerivedAttributes)
-// as alpha sets them, the
+// honour them, list-typed attributes, derived attributes, compatibility
+// groups — and those features (OptionalNodeOperations, ListTypeAttributes,
+// DerivedAttributes, CompatibilityGroups) as alpha sets them, the
 // others at their defaults. With a feature on only upstream's experimental
 // allocator applies; with it off the inputs must be treated as upstream's
 // incubating allocator treats them.
@@ -137,10 +138,12 @@ func AlphaRandomOptions(alpha structured.Features) RandomOptions {
 	f.OptionalNodeOperations = alpha.OptionalNodeOperations
 	f.ListTypeAttributes = alpha.ListTypeAttributes
 	f.DerivedAttributes = alpha.DerivedAttributes
+	f.CompatibilityGroups = alpha.CompatibilityGroups
 	o.Features = &f
 	o.SkipNodeOperations, o.DeclaredNodeOperations = 0.3, 0.5
 	o.ListAttribute = 0.3
 	o.DerivedAttribute = 0.3
+	o.CompatibilityGroup = 0.5
 	return o
 }
 

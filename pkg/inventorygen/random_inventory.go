@@ -39,6 +39,9 @@ type genPool struct {
 
 var (
 	taintKeys = []string{"example.com/unhealthy", "example.com/maintenance"}
+	// compatibilityGroups are the group lists a consumption may name (at
+	// most two, as the API allows).
+	compatibilityGroups = [][]string{{"mig"}, {"vgpu"}, {"mig", "vgpu"}, {"mps"}}
 	// skipNodeOperations are the lists a slice may give (the API server
 	// refuses NodePrepareResources without NodeUnprepareResources).
 	skipNodeOperations = [][]resourceapi.SkipNodeOperation{
@@ -378,6 +381,11 @@ func (g *generator) consumption(p *genPool, device string) []resourceapi.DeviceC
 			CounterSet: p.counterSets[1].Name,
 			Counters:   map[string]resourceapi.Counter{"slots": {Value: *resource.NewQuantity(1, resource.DecimalSI)}},
 		})
+	}
+	for i := range out {
+		if g.chance(g.o.CompatibilityGroup) {
+			out[i].CompatibilityGroups = pick(g, compatibilityGroups)
+		}
 	}
 	return out
 }

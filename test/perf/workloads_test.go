@@ -40,11 +40,11 @@ var variants = []string{variantInTree, variantDRAAllocator}
 // features that DRAAllocator does not implement: dra-scheduler refuses to
 // start with them on (allocatorfeatures.Unsupported), so such
 // workloads would not compare like with like, and both variants skip
-// them. Today these are the PodGroup claims of dra_workloadresourceclaims
-// and DRADeviceCompatibilityGroups' CompatibilityGroups (a known failure
-// before: the pod stayed pending where in-tree allocated).
+// them. Today these are the PodGroup claims of dra_workloadresourceclaims.
 // DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
-// runs since DRAAllocator implements list attributes.
+// and DRADeviceCompatibilityGroups' CompatibilityGroups (known failures
+// before: the pod stayed pending where in-tree allocated) run since
+// DRAAllocator implements both.
 var unsupportedGates = allocatorfeatures.Unsupported()
 
 // knownFailures are upstream test cases ("<topic>/<TestCase>") that

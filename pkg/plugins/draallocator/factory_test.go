@@ -11,9 +11,9 @@ import (
 )
 
 func TestThePluginFactoryRefusesAFeatureGateDRAAllocatorDoesNotImplement(t *testing.T) {
-	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRADeviceCompatibilityGroups, true)
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.DRANodeAllocatableResources, true)
 	_, err := NewFactory(Options{})(context.Background(), nil, nil)
-	if err == nil || !strings.HasPrefix(err.Error(), Name+": the feature gates DRADeviceCompatibilityGroups are on") {
-		t.Errorf("NewFactory = %v, want the refusal naming DRADeviceCompatibilityGroups, so that the scheduler does not start", err)
+	if err == nil || !strings.HasPrefix(err.Error(), Name+": the feature gates DRANodeAllocatableResources are on") {
+		t.Errorf("NewFactory = %v, want the refusal naming DRANodeAllocatableResources, so that the scheduler does not start", err)
 	}
 }

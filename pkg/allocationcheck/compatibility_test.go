@@ -1,0 +1,50 @@
+package allocationcheck
+
+import (
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// grouped is two partitions of one GPU's counter set, each allocated with
+// the given compatibility groups; gpu-a is in the results, gpu-b either
+// too or allocated before.
+func grouped(a, b []string, bAllocated bool) *fixture {
+	f := newFixture()
+	f.features.PartitionableDevices = true
+	f.features.CompatibilityGroups = true
+	w := localSlice("node-1-gpus", thisNode, thisNode, gpu(0), gpu(1))
+	w.Spec.SharedCounters = []resourceapi.CounterSet{{Name: "gpu", Counters: map[string]resourceapi.Counter{"mem": {Value: resource.MustParse("8")}}}}
+	for i, groups := range [][]string{a, b} {
+		w.Spec.Devices[i].ConsumesCounters = []resourceapi.DeviceCounterConsumption{{
+			CounterSet: "gpu", Counters: map[string]resourceapi.Counter{"mem": {Value: resource.MustParse("4")}}, CompatibilityGroups: groups,
+		}}
+	}
+	f.slices = []*resourceapi.ResourceSlice{w}
+	if bAllocated {
+		f.claim("claim-0", exact("req-0", "gpu", 1))
+		f.result(pinned(thisNode), got("req-0", thisNode, "gpu-0"))
+		f.markAllocated(thisNode, "gpu-1")
+	} else {
+		f.claim("claim-0", exact("req-0", "gpu", 2))
+		f.result(pinned(thisNode), got("req-0", thisNode, "gpu-0"), got("req-0", thisNode, "gpu-1"))
+	}
+	return f
+}
+
+func TestCompatibilityGroups(t *testing.T) {
+	runCheckCases(t, CheckCounters, []checkCase{
+		{name: "two partitions sharing a group pass", build: func() *fixture { return grouped([]string{"mig", "vgpu"}, []string{"mig"}, false) }},
+		{name: "two partitions without groups pass", build: func() *fixture { return grouped(nil, nil, false) }},
+		{name: "partitions without a common group are reported",
+			build: func() *fixture { return grouped([]string{"mig"}, []string{"vgpu"}, false) },
+			want:  `compatibility groups ["vgpu"] on counter set gpu`},
+		{name: "a partition with groups beside one without is reported",
+			build: func() *fixture { return grouped([]string{"mig"}, nil, false) },
+			want:  "incompatible with its other consumers"},
+		{name: "a partition incompatible with an allocated peer is reported",
+			build: func() *fixture { return grouped([]string{"mig"}, []string{"vgpu"}, true) },
+			want:  "(allocated)"},
+	})
+}

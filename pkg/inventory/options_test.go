@@ -1,0 +1,38 @@
+package inventory
+
+import (
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+)
+
+func TestCompatibilityGroupsOption(t *testing.T) {
+	grouped := onNode(slice("s", "d", "n", 1, 1, "a"), "n")
+	grouped.Spec.Devices[0].ConsumesCounters = []resourceapi.DeviceCounterConsumption{{CounterSet: "gpu", CompatibilityGroups: []string{"mig"}}}
+	counters := onNode(slice("c", "d", "n", 1, 2), "n")
+	counters.Spec.SharedCounters = []resourceapi.CounterSet{{Name: "gpu", Counters: map[string]resourceapi.Counter{}}}
+	grouped.Spec.Pool.ResourceSliceCount = 2
+	inv := New()
+	inv.Set(grouped)
+	inv.Set(counters)
+	for _, tc := range []struct {
+		name           string
+		opts           Options
+		wantIncomplete bool
+		wantGroups     bool
+	}{
+		{"without the option a slice using groups is ignored and its pool incomplete", Options{PartitionableDevices: true}, true, false},
+		{"with it the slice counts and the pool is marked", Options{PartitionableDevices: true, CompatibilityGroups: true}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pools, err := inv.Pools(node("n"), tc.opts)
+			if err != nil || len(pools) != 1 {
+				t.Fatalf("Pools = %v, %v; want one pool", describe(pools), err)
+			}
+			if p := pools[0]; p.Incomplete != tc.wantIncomplete || p.CompatibilityGroups != tc.wantGroups || p.Invalid {
+				t.Errorf("pool incomplete %v, compatibility groups %v, invalid %v (%s); want %v, %v, false",
+					p.Incomplete, p.CompatibilityGroups, p.Invalid, p.InvalidReason, tc.wantIncomplete, tc.wantGroups)
+			}
+		})
+	}
+}
