@@ -92,23 +92,7 @@ func TestTaintsAdminAccessBindingAndCapacity(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dc := diffCase{features: defaultFeatures, state: tc.state, classes: class,
 				slices: []*resourceapi.ResourceSlice{tc.slice}, claims: tc.claims, nodes: []*v1.Node{node}}
-			diffs, ours := compareOutcomes(t.Context(), dc)
-			for _, d := range diffs {
-				t.Error(d)
-			}
-			o := ours[0]
-			if o.err != nil {
-				t.Fatalf("unexpected error: %v", o.err)
-			}
-			var got []string
-			for _, r := range o.results {
-				for _, d := range r.Devices.Results {
-					got = append(got, d.Device)
-				}
-			}
-			if (o.results == nil) != (tc.want == nil) || len(got) != len(tc.want) || (len(got) > 0 && got[0] != tc.want[0]) {
-				t.Fatalf("picked %v (fits %v), want %v", got, o.results != nil, tc.want)
-			}
+			o := pinnedOutcome(t, dc, tc.want, "")
 			if tc.check != nil {
 				tc.check(t, o.results[0].Devices.Results[0])
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -191,4 +193,36 @@ func compareFits(ctx context.Context, tc diffCase, theirs []outcome) []string {
 		quickCases.Add(1)
 	}
 	return diffs
+}
+
+// pinnedOutcome runs the case through both allocators, reports every
+// difference, and checks our outcome on the case's first node: with
+// wantErr, an error containing it; otherwise exactly the devices want, in
+// order (nil: the claims do not fit). It returns that outcome.
+func pinnedOutcome(t *testing.T, dc diffCase, want []string, wantErr string) outcome {
+	t.Helper()
+	diffs, ours := compareOutcomes(t.Context(), dc)
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	o := ours[0]
+	switch {
+	case wantErr != "":
+		if o.err == nil || !strings.Contains(o.err.Error(), wantErr) {
+			t.Fatalf("error %v, want one containing %q", o.err, wantErr)
+		}
+		return o
+	case o.err != nil:
+		t.Fatalf("unexpected error: %v", o.err)
+	}
+	var got []string
+	for _, r := range o.results {
+		for _, d := range r.Devices.Results {
+			got = append(got, d.Device)
+		}
+	}
+	if (o.results == nil) != (want == nil) || !slices.Equal(got, want) {
+		t.Fatalf("picked %v (fits %v), want %v", got, o.results != nil, want)
+	}
+	return o
 }

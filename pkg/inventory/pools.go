@@ -67,14 +67,20 @@ type poolCacheKey struct {
 // slot numbers the option sets, for per-option tables; it must cover every
 // field of Options.
 func (o Options) slot() int {
-	slot := 0
 	if o.PartitionableDevices {
-		slot |= 1
+		return 1
 	}
+	return 0
+}
+
+// table returns the per-object table of the options: byObject's slots
+// without CompatibilityGroups, groupsByObject's with it (kept apart, so
+// that the common tables and their lookup stay as small as they were).
+func (c *poolCache) table(o Options) map[*v1.Node]objectRef {
 	if o.CompatibilityGroups {
-		slot |= 2
+		return c.groupsByObject[o.slot()]
 	}
-	return slot
+	return c.byObject[o.slot()]
 }
 
 type poolCacheEntry struct {
@@ -173,11 +179,13 @@ type poolCache struct {
 	// for: the scheduler passes the same object for a node until the node
 	// changes, a pointer hashes faster than the node's name, and the map
 	// slot holds all a hit needs.
-	byObject [4]map[*v1.Node]objectRef
+	byObject [2]map[*v1.Node]objectRef
 	// slots counts the slots handed out; freeSlots are slots of forgotten
 	// nodes.
 	slots     int32
 	freeSlots []int32
+	// groupsByObject is byObject for options with CompatibilityGroups.
+	groupsByObject [2]map[*v1.Node]objectRef
 }
 
 // objectRef is what a hit by node object returns.
@@ -218,9 +226,9 @@ func (inv *Inventory) View(node *v1.Node, opts Options) (*NodeView, error) {
 // error), so that callers can find what they keep per view without
 // reading the view.
 func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID, error) {
-	slot := opts.slot()
 	inv.cache.mu.RLock()
-	if r, ok := inv.cache.byObject[slot][node]; ok && r.generation == inv.generation {
+	table := inv.cache.table(opts)
+	if r, ok := table[node]; ok && r.generation == inv.generation {
 		inv.cache.mu.RUnlock()
 		return r.view, r.id, r.err
 	}
@@ -231,9 +239,9 @@ func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID,
 		// by this object from now on.
 		inv.cache.mu.Lock()
 		if inv.cache.entries[key] == e {
-			delete(inv.cache.byObject[slot], e.node)
+			delete(table, e.node)
 			e.node = node
-			inv.cache.byObject[slot][node] = e.ref()
+			table[node] = e.ref()
 		}
 		inv.cache.mu.Unlock()
 		r := e.ref()
@@ -253,11 +261,13 @@ func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID,
 		inv.cache.entries = map[poolCacheKey]*poolCacheEntry{}
 		for i := range inv.cache.byObject {
 			inv.cache.byObject[i] = map[*v1.Node]objectRef{}
+			inv.cache.groupsByObject[i] = map[*v1.Node]objectRef{}
 		}
+		table = inv.cache.table(opts)
 	}
 	var id ViewID
 	if old := inv.cache.entries[key]; old != nil {
-		delete(inv.cache.byObject[slot], old.node)
+		delete(table, old.node)
 		id.Slot = old.slot
 	} else if n := len(inv.cache.freeSlots); n > 0 {
 		id.Slot = inv.cache.freeSlots[n-1]
@@ -275,7 +285,7 @@ func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID,
 	e := &poolCacheEntry{generation: inv.generation, node: node, labels: node.Labels, view: view, err: err, slot: id.Slot}
 	inv.cache.entries[key] = e
 	r := e.ref()
-	inv.cache.byObject[slot][node] = r
+	table[node] = r
 	return r.view, r.id, r.err
 }
 
@@ -286,7 +296,7 @@ func (inv *Inventory) ForgetNode(name string) {
 	for key, e := range inv.cache.entries {
 		if key.node == name {
 			delete(inv.cache.entries, key)
-			delete(inv.cache.byObject[key.opts.slot()], e.node)
+			delete(inv.cache.table(key.opts), e.node)
 			inv.cache.freeSlots = append(inv.cache.freeSlots, e.slot)
 		}
 	}
