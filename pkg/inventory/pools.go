@@ -263,8 +263,9 @@ func (inv *Inventory) ViewAndID(node *v1.Node, opts Options) (*NodeView, ViewID,
 			inv.cache.byObject[i] = map[*v1.Node]objectRef{}
 			inv.cache.groupsByObject[i] = map[*v1.Node]objectRef{}
 		}
-		table = inv.cache.table(opts)
 	}
+	// Read under the lock: the tables may have been created meanwhile.
+	table = inv.cache.table(opts)
 	var id ViewID
 	if old := inv.cache.entries[key]; old != nil {
 		delete(table, old.node)
