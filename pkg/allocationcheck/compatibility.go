@@ -14,13 +14,17 @@ import (
 // groups as their slices now say, then the newly allocated ones — either
 // all name no compatibility group, or all name groups with at least one
 // group common to all. A new device is judged against what the devices
-// before it have in common, so inconsistency among earlier allocations is
-// not the results' to answer for.
+// before it have in common. Where earlier allocations already disagree
+// among themselves (the allocator's running intersection then depends on
+// the order it meets them in), new devices on that counter set are not
+// judged: that is not the results' to answer for.
 func checkCompatibilityGroups(c *checker, p *pool, users map[deviceID]counterUser, old sets.Set[deviceID]) []error {
 	type common struct {
 		members, allEmpty bool
-		groups            sets.Set[string]
-		who               []string
+		// inconsistent: previously allocated devices disagree.
+		inconsistent bool
+		groups       sets.Set[string]
+		who          []string
 	}
 	state := map[string]*common{}
 	join := func(set string, groups []string, who string) (ok bool, before common) {
@@ -65,7 +69,9 @@ func checkCompatibilityGroups(c *checker, p *pool, users map[deviceID]counterUse
 				continue
 			}
 			for _, cc := range d.spec.ConsumesCounters {
-				join(cc.CounterSet, cc.CompatibilityGroups, id.String()+" (allocated)")
+				if ok, _ := join(cc.CounterSet, cc.CompatibilityGroups, id.String()+" (allocated)"); !ok {
+					state[cc.CounterSet].inconsistent = true
+				}
 			}
 			break
 		}
@@ -77,6 +83,9 @@ func checkCompatibilityGroups(c *checker, p *pool, users map[deviceID]counterUse
 			continue // another share: checked when first allocated
 		}
 		for _, cc := range u.e.dev.spec.ConsumesCounters {
+			if cur := state[cc.CounterSet]; cur != nil && cur.inconsistent {
+				continue
+			}
 			if ok, before := join(cc.CounterSet, cc.CompatibilityGroups, id.String()); !ok {
 				have := "no group"
 				if !before.allEmpty {

@@ -48,3 +48,18 @@ func TestCompatibilityGroups(t *testing.T) {
 			want:  "(allocated)"},
 	})
 }
+
+func TestCompatibilityGroupsLeaveEarlierDisagreementAlone(t *testing.T) {
+	// gpu-1 (allocated) has no group, gpu-2 (allocated) has "mig": they
+	// already disagree, so gpu-0's "mig" is not judged.
+	f := grouped([]string{"mig"}, nil, true)
+	w := f.slices[0]
+	w.Spec.Devices = append(w.Spec.Devices, gpu(2))
+	w.Spec.Devices[2].ConsumesCounters = []resourceapi.DeviceCounterConsumption{{
+		CounterSet: "gpu", Counters: map[string]resourceapi.Counter{"mem": {Value: resource.MustParse("0")}}, CompatibilityGroups: []string{"mig"},
+	}}
+	f.markAllocated(thisNode, "gpu-2")
+	if errs := f.check(); len(errs) > 0 {
+		t.Errorf("violations %v, want none: the earlier allocations disagree among themselves", errs)
+	}
+}
