@@ -64,25 +64,6 @@ type groupKey struct {
 	set  string
 }
 
-// baselineGroups is the intersection of the groups of the pool's
-// allocated devices per counter set.
-func (a *Allocator) baselineGroups(pool *inventory.Pool) map[string]groupIntersection {
-	out := map[string]groupIntersection{}
-	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
-		for _, s := range group {
-			for _, d := range s.Devices {
-				if !a.state.isAllocated(d.Index) {
-					continue
-				}
-				for _, use := range d.Spec.ConsumesCounters {
-					out[use.CounterSet] = out[use.CounterSet].add(use.CompatibilityGroups)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // admitGroups checks a device against the intersections of the counter
 // sets it consumes from and, if it fits all, records it (releaseGroups
 // undoes that).

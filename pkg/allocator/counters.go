@@ -24,7 +24,8 @@ type poolCounters struct {
 	blocked      indexSet
 	blockedKnown bool
 	// groups are the compatibility groups the allocated devices have in
-	// common per counter set (pools that use groups only).
+	// common per counter set (pools that use groups only), gathered in the
+	// same pass as their consumption.
 	groups map[string]groupIntersection
 }
 
@@ -61,6 +62,10 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 		}
 		cs[name] = counters
 	}
+	var groups map[string]groupIntersection
+	if pool.CompatibilityGroups {
+		groups = map[string]groupIntersection{}
+	}
 	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
 		for _, s := range group {
 			for _, d := range s.Devices {
@@ -68,6 +73,9 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 					continue
 				}
 				for _, use := range d.Spec.ConsumesCounters {
+					if groups != nil {
+						groups[use.CounterSet] = groups[use.CounterSet].add(use.CompatibilityGroups)
+					}
 					set := cs[use.CounterSet]
 					for cn, c := range use.Counters {
 						if v, ok := set[cn]; ok {
@@ -79,7 +87,7 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 			}
 		}
 	}
-	pc := poolCounters{sets: cs}
+	pc := poolCounters{sets: cs, groups: groups}
 	for _, set := range cs {
 		for _, v := range set {
 			if v.Sign() < 0 {
@@ -88,9 +96,6 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 		}
 	}
 	pc.blocked, pc.blockedKnown = blockedDevices(pool, cs)
-	if pool.CompatibilityGroups {
-		pc.groups = a.baselineGroups(pool)
-	}
 	st.counters[pool.ID] = pc
 	return pc
 }

@@ -36,7 +36,7 @@ func (c *call) nodeOperationsBlock(d *inventory.Device) bool {
 	case !skipsNodeOperations(d):
 		return false
 	case c.a.features.OptionalNodeOperations:
-		return !declaresOptionalNodeOperations(c.node)
+		return !DeclaresOptionalNodeOperations(c.node)
 	default:
 		return upstreamRunsExperimental(c.a.features)
 	}
@@ -49,9 +49,10 @@ func upstreamRunsExperimental(f structured.Features) bool {
 	return f.ListTypeAttributes || f.OptionalNodeOperations || f.DerivedAttributes || f.CompatibilityGroups
 }
 
-// declaresOptionalNodeOperations reports whether the node's kubelet
-// declares that it honours skipped node operations (nil: a node that
+// DeclaresOptionalNodeOperations reports whether the node's kubelet
+// declares that it honours skipped node operations
+// (DRAOptionalNodeOperations in status.declaredFeatures; nil: a node that
 // declares nothing).
-func declaresOptionalNodeOperations(node *v1.Node) bool {
+func DeclaresOptionalNodeOperations(node *v1.Node) bool {
 	return node != nil && slices.Contains(node.Status.DeclaredFeatures, draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate)
 }

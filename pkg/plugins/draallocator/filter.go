@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -35,7 +36,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 			unavailable = append(unavailable, i)
 			continue
 		}
-		if skipsNodeOperations(claim.Status.Allocation) && !declaresOptionalNodeOperations(node) {
+		if skipsNodeOperations(claim.Status.Allocation) && !allocator.DeclaresOptionalNodeOperations(node) {
 			// The kubelet of such a node would prepare the devices anyway.
 			logger.V(5).Info("Allocated claim skips node operations, which the node does not declare it supports", "pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim))
 			unavailable = append(unavailable, i)

@@ -1,11 +1,7 @@
 package draallocator
 
 import (
-	"slices"
-
-	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/component-helpers/nodedeclaredfeatures/features/draoptionalnodeoperations"
 )
 
 // Optional node operations (DRAOptionalNodeOperations): an allocation
@@ -13,7 +9,8 @@ import (
 // only on a node whose status declares the feature, as the in-tree plugin
 // checks for an allocated claim in Filter whatever the scheduler's gates
 // (the allocator applies the same rule to the devices it picks, with the
-// gate on).
+// gate on; allocator.DeclaresOptionalNodeOperations is the node side of
+// both).
 
 // skipsNodeOperations reports an allocation with a device that skips
 // node operations.
@@ -27,10 +24,4 @@ func skipsNodeOperations(alloc *resourceapi.AllocationResult) bool {
 		}
 	}
 	return false
-}
-
-// declaresOptionalNodeOperations reports whether the node's kubelet
-// declares that it honours skipped node operations.
-func declaresOptionalNodeOperations(node *v1.Node) bool {
-	return slices.Contains(node.Status.DeclaredFeatures, draoptionalnodeoperations.DRAOptionalNodeOperationsFeatureGate)
 }
