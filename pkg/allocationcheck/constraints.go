@@ -33,14 +33,22 @@ func checkConstraints(c *checker) []error {
 		for i, con := range cv.claim.Spec.Devices.Constraints {
 			subjects := constraintSubjects(cv, con.Requests)
 			switch {
-			case con.MatchAttribute != nil && c.features.ListTypeAttributes:
-				errs = append(errs, c.checkMatchAttributeSets(cv, i, *con.MatchAttribute, subjects)...)
 			case con.MatchAttribute != nil:
-				errs = append(errs, c.checkMatchAttribute(cv, i, *con.MatchAttribute, subjects)...)
-			case con.DistinctAttribute != nil && c.features.ListTypeAttributes:
-				errs = append(errs, c.checkDistinctAttributeSets(cv, i, *con.DistinctAttribute, subjects)...)
+				j := &constraintJudge{c: c, cv: cv, index: i, kind: "matchAttribute", name: *con.MatchAttribute}
+				if c.features.ListTypeAttributes {
+					j.matchSets(subjects)
+				} else {
+					j.match(subjects)
+				}
+				errs = append(errs, j.errs...)
 			case con.DistinctAttribute != nil:
-				errs = append(errs, c.checkDistinctAttribute(cv, i, *con.DistinctAttribute, subjects)...)
+				j := &constraintJudge{c: c, cv: cv, index: i, kind: "distinctAttribute", name: *con.DistinctAttribute}
+				if c.features.ListTypeAttributes {
+					j.distinctSets(subjects)
+				} else {
+					j.distinct(subjects)
+				}
+				errs = append(errs, j.errs...)
 			default:
 				errs = append(errs, cv.violation(CheckConstraints, "", "", "constraint #%d is empty (unsupported constraint type?)", i))
 			}
@@ -59,58 +67,91 @@ func constraintSubjects(cv *claimView, requests []string) []*entry {
 	return out
 }
 
-func (c *checker) checkMatchAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
-	var errs []error
+// constraintJudge judges one constraint of one claim over its subject
+// devices, collecting the violations it finds.
+type constraintJudge struct {
+	c     *checker
+	cv    *claimView
+	index int
+	// kind is the constraint's field, as violations name it.
+	kind string
+	name resourceapi.FullyQualifiedName
+	errs []error
+}
+
+// violation records that device entry e breaks the constraint.
+func (j *constraintJudge) violation(e *entry, format string, args ...any) {
+	prefix := fmt.Sprintf("constraint #%d (%s %s): ", j.index, j.kind, j.name)
+	j.errs = append(j.errs, j.cv.entryViolation(CheckConstraints, e, "%s", prefix+fmt.Sprintf(format, args...)))
+}
+
+// attribute is the compared attribute of entry e; ok is false, with the
+// violation recorded, when it has none or it cannot be computed.
+func (j *constraintJudge) attribute(e *entry) (_ resourceapi.DeviceAttribute, ok bool) {
+	a, found, err := j.c.constraintAttribute(e, j.name)
+	switch {
+	case err != nil:
+		j.violation(e, "%v", err)
+		return a, false
+	case !found:
+		j.violation(e, "device has no such attribute")
+		return a, false
+	}
+	return a, true
+}
+
+// elements is the compared attribute of entry e as a set (see elements);
+// nil, with the violation recorded, when it has none or holds no value.
+func (j *constraintJudge) elements(e *entry) map[string]bool {
+	a, ok := j.attribute(e)
+	if !ok {
+		return nil
+	}
+	set := elements(a)
+	if set == nil {
+		j.violation(e, "the attribute holds no value")
+	}
+	return set
+}
+
+// match: every subject device has the first one's value.
+func (j *constraintJudge) match(subjects []*entry) {
 	var first *entry
 	var firstValue attrValue
 	for _, e := range subjects {
-		a, ok, err := c.constraintAttribute(e, name)
-		if err != nil {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): %v", index, name, err))
+		a, ok := j.attribute(e)
+		if !ok {
 			continue
 		}
 		v := valueOf(a)
-		if !ok {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): device has no such attribute", index, name))
-			continue
-		}
 		if first == nil {
 			first, firstValue = e, v
 			continue
 		}
 		if !v.equal(firstValue) {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): value %s differs from %s of device %s",
-				index, name, v, firstValue, first.id))
+			j.violation(e, "value %s differs from %s of device %s", v, firstValue, first.id)
 		}
 	}
-	return errs
 }
 
-func (c *checker) checkDistinctAttribute(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
-	var errs []error
+// distinct: no two subject devices have the same value.
+func (j *constraintJudge) distinct(subjects []*entry) {
 	var seen []*entry
 	var values []attrValue
 	for _, e := range subjects {
-		a, ok, err := c.constraintAttribute(e, name)
-		if err != nil {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): %v", index, name, err))
+		a, ok := j.attribute(e)
+		if !ok {
 			continue
 		}
 		v := valueOf(a)
-		if !ok {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): device has no such attribute", index, name))
-			continue
-		}
-		for j, other := range values {
+		for k, other := range values {
 			if v.equal(other) {
-				errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): value %s is also the value of device %s (result #%d)",
-					index, name, v, seen[j].id, seen[j].index))
+				j.violation(e, "value %s is also the value of device %s (result #%d)", v, seen[k].id, seen[k].index)
 				break
 			}
 		}
 		seen, values = append(seen, e), append(values, v)
 	}
-	return errs
 }
 
 // lookupAttribute finds a fully qualified attribute on a device: under the

@@ -52,22 +52,13 @@ func describeElements(set map[string]bool) string {
 	return "{" + strings.Join(list, ", ") + "}"
 }
 
-func (c *checker) checkMatchAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
-	var errs []error
+// matchSets: the subject devices' sets have an element in common.
+func (j *constraintJudge) matchSets(subjects []*entry) {
 	var common map[string]bool
 	var members []string
 	for _, e := range subjects {
-		a, ok, err := c.constraintAttribute(e, name)
-		set := elements(a)
-		switch {
-		case err != nil:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): %v", index, name, err))
-			continue
-		case !ok:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): device has no such attribute", index, name))
-			continue
-		case set == nil:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): the attribute holds no value", index, name))
+		set := j.elements(e)
+		if set == nil {
 			continue
 		}
 		members = append(members, fmt.Sprintf("%s %s", e.id, describeElements(set)))
@@ -82,44 +73,31 @@ func (c *checker) checkMatchAttributeSets(cv *claimView, index int, name resourc
 			}
 		}
 		if len(next) == 0 {
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (matchAttribute %s): the devices' values have no element in common: %s",
-				index, name, strings.Join(members, "; ")))
-			return errs
+			j.violation(e, "the devices' values have no element in common: %s", strings.Join(members, "; "))
+			return
 		}
 		common = next
 	}
-	return errs
 }
 
-func (c *checker) checkDistinctAttributeSets(cv *claimView, index int, name resourceapi.FullyQualifiedName, subjects []*entry) []error {
-	var errs []error
+// distinctSets: no two subject devices' sets have an element in common.
+func (j *constraintJudge) distinctSets(subjects []*entry) {
 	var seen []*entry
 	var sets []map[string]bool
 	for _, e := range subjects {
-		a, ok, err := c.constraintAttribute(e, name)
-		set := elements(a)
-		switch {
-		case err != nil:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): %v", index, name, err))
-			continue
-		case !ok:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): device has no such attribute", index, name))
-			continue
-		case set == nil:
-			errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): the attribute holds no value", index, name))
+		set := j.elements(e)
+		if set == nil {
 			continue
 		}
 	others:
-		for j, other := range sets {
+		for k, other := range sets {
 			for el := range set {
 				if other[el] {
-					errs = append(errs, cv.entryViolation(CheckConstraints, e, "constraint #%d (distinctAttribute %s): value %s is also a value of device %s (result #%d)",
-						index, name, el, seen[j].id, seen[j].index))
+					j.violation(e, "value %s is also a value of device %s (result #%d)", el, seen[k].id, seen[k].index)
 					break others
 				}
 			}
 		}
 		seen, sets = append(seen, e), append(sets, set)
 	}
-	return errs
 }

@@ -156,8 +156,10 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		if s != nil {
 			if fits, ok := a.answerFromCounts(q, s, view); ok {
 				switch {
+				case !fits && s.invalidPools:
+					return nil, false, errInvalidPools
 				case !fits:
-					return nil, false, a.doesNotFit(ctx, node, s.invalidPools)
+					return nil, false, a.doesNotFit(ctx, node)
 				case !build:
 					return nil, true, nil
 				}
@@ -185,8 +187,11 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 			return nil, false, err
 		}
 	}
+	if !done && view.InvalidPools {
+		return nil, false, errInvalidPools
+	}
 	if !done {
-		return nil, false, a.doesNotFit(ctx, node, view.InvalidPools)
+		return nil, false, a.doesNotFit(ctx, node)
 	}
 	if !build {
 		return nil, true, nil
@@ -211,12 +216,13 @@ func (a *Allocator) summarize(ctx context.Context, node *v1.Node, claims []*reso
 	return a.countSummary(ctx, node, claims, view, id, q)
 }
 
-// doesNotFit is the outcome for a node where the claims do not fit: an
-// error if the node has invalid pools (one of them might have fitted).
-func (a *Allocator) doesNotFit(ctx context.Context, node *v1.Node, invalidPools bool) error {
-	if invalidPools {
-		return fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
-	}
+// errInvalidPools is the outcome on a node where the claims do not fit
+// and some pool is invalid: one of them might have fitted.
+var errInvalidPools = fmt.Errorf("invalid resource pools were encountered%w", structured.ErrFailedAllocationOnNode)
+
+// doesNotFit is the outcome on a node where the claims do not fit and
+// every pool is valid: no error, logged at V(5).
+func (a *Allocator) doesNotFit(ctx context.Context, node *v1.Node) error {
 	if v := klog.FromContext(ctx).V(5); v.Enabled() {
 		v.Info("Claims do not fit on node", "node", klog.KObj(node))
 	}

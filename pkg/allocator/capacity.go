@@ -28,6 +28,29 @@ type shareState struct {
 	consumed map[resourceapi.QualifiedName]resource.Quantity
 }
 
+// rangeArithmetic is how a capacity's validRange rounds and checks a
+// request: in whole units, or, with DRAFractionalCapacityRange, in milli
+// units wherever the range's bounds are exact in them.
+type rangeArithmetic int
+
+const (
+	// wholeUnits computes every range in whole units, as the API
+	// documents without fractional ranges.
+	wholeUnits rangeArithmetic = iota
+	// milliUnitsWhereExact computes a range in milli units when its min,
+	// max and step are exact there (and the step is at least 1m), else in
+	// whole units.
+	milliUnitsWhereExact
+)
+
+// rangeArithmetic is the arithmetic this allocator's features select.
+func (a *Allocator) rangeArithmetic() rangeArithmetic {
+	if a.features.FractionalCapacityRange {
+		return milliUnitsWhereExact
+	}
+	return wholeUnits
+}
+
 // maxSpareShares bounds the emptied share states a pooled call keeps.
 const maxSpareShares = 64
 
@@ -105,10 +128,10 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base structured.Con
 			}
 		}
 	}
-	fractional := c.a.features.FractionalCapacityRange
+	arith := c.a.rangeArithmetic()
 	consumed := make(map[resourceapi.QualifiedName]resource.Quantity, len(dev.Capacity))
 	for name, capacity := range dev.Capacity {
-		q, err := consumedOne(requested(r.capacity, name), capacity, fractional)
+		q, err := consumedOne(requested(r.capacity, name), capacity, arith)
 		if err != nil {
 			return false, fmt.Errorf("capacity %q: %w", name, err)
 		}
@@ -119,7 +142,7 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base structured.Con
 	}
 	for name, capacity := range dev.Capacity {
 		q := consumed[name]
-		if violatesPolicy(q, capacity.RequestPolicy, fractional) {
+		if violatesPolicy(q, capacity.RequestPolicy, arith) {
 			return false, nil
 		}
 		total := q.DeepCopy()
@@ -138,10 +161,10 @@ func (c *call) capacityFits(r *request, d *inventory.Device, base structured.Con
 
 // consumedCapacity is what one share of the device consumes, for every
 // capacity of the device.
-func consumedCapacity(req *resourceapi.CapacityRequirements, capacities map[resourceapi.QualifiedName]resourceapi.DeviceCapacity, fractional bool) (map[resourceapi.QualifiedName]resource.Quantity, error) {
+func consumedCapacity(req *resourceapi.CapacityRequirements, capacities map[resourceapi.QualifiedName]resourceapi.DeviceCapacity, arith rangeArithmetic) (map[resourceapi.QualifiedName]resource.Quantity, error) {
 	out := make(map[resourceapi.QualifiedName]resource.Quantity, len(capacities))
 	for name, capacity := range capacities {
-		q, err := consumedOne(requested(req, name), capacity, fractional)
+		q, err := consumedOne(requested(req, name), capacity, arith)
 		if err != nil {
 			return nil, fmt.Errorf("capacity %q: %w", name, err)
 		}
@@ -162,7 +185,7 @@ func requested(req *resourceapi.CapacityRequirements, name resourceapi.Qualified
 
 // consumedOne is the consumption of one capacity: the default (or the whole
 // capacity) when not requested, else the request rounded up by the policy.
-func consumedOne(req *resource.Quantity, capacity resourceapi.DeviceCapacity, fractional bool) (resource.Quantity, error) {
+func consumedOne(req *resource.Quantity, capacity resourceapi.DeviceCapacity, arith rangeArithmetic) (resource.Quantity, error) {
 	policy := capacity.RequestPolicy
 	if req == nil {
 		if policy != nil && policy.Default != nil {
@@ -175,7 +198,7 @@ func consumedOne(req *resource.Quantity, capacity resourceapi.DeviceCapacity, fr
 	}
 	switch {
 	case policy.ValidRange != nil && policy.ValidRange.Min != nil:
-		return roundUpToRange(req, policy.ValidRange, fractional)
+		return roundUpToRange(req, policy.ValidRange, arith)
 	case policy.ValidValues != nil:
 		for _, v := range policy.ValidValues {
 			if req.Cmp(v) <= 0 {
@@ -188,7 +211,7 @@ func consumedOne(req *resource.Quantity, capacity resourceapi.DeviceCapacity, fr
 }
 
 // roundUpToRange rounds a request up to min + n*step.
-func roundUpToRange(req *resource.Quantity, r *resourceapi.CapacityRequestPolicyRange, fractional bool) (resource.Quantity, error) {
+func roundUpToRange(req *resource.Quantity, r *resourceapi.CapacityRequestPolicyRange, arith rangeArithmetic) (resource.Quantity, error) {
 	if req.Cmp(*r.Min) < 0 {
 		return r.Min.DeepCopy(), nil
 	}
@@ -196,7 +219,7 @@ func roundUpToRange(req *resource.Quantity, r *resourceapi.CapacityRequestPolicy
 		return *req, nil
 	}
 	format := r.Step.Format
-	if milliArithmetic(r, fractional) {
+	if arith.inMilli(r) {
 		reqMilli, err := exactMilli(*req)
 		if err != nil {
 			return resource.Quantity{}, fmt.Errorf("%w: request %s is not a representable milli value", errNotRepresentable, req.String())
@@ -235,7 +258,7 @@ func ceilDiv(a, b int64) int64 {
 
 // violatesPolicy reports a consumption the device's policy forbids. The
 // unchanged default is always allowed.
-func violatesPolicy(q resource.Quantity, policy *resourceapi.CapacityRequestPolicy, fractional bool) bool {
+func violatesPolicy(q resource.Quantity, policy *resourceapi.CapacityRequestPolicy, arith rangeArithmetic) bool {
 	if policy == nil {
 		return false
 	}
@@ -252,7 +275,7 @@ func violatesPolicy(q resource.Quantity, policy *resourceapi.CapacityRequestPoli
 			return false
 		}
 		var v, step, lo int64
-		if milliArithmetic(r, fractional) {
+		if arith.inMilli(r) {
 			var err error
 			if v, err = exactMilli(q); err != nil {
 				return true
@@ -273,11 +296,11 @@ func violatesPolicy(q resource.Quantity, policy *resourceapi.CapacityRequestPoli
 	return false
 }
 
-// milliArithmetic reports whether a range is computed in milli units: with
-// fractional ranges enabled and every bound exactly representable in milli
+// inMilli reports whether a range is computed in milli units: with
+// milliUnitsWhereExact and every bound exactly representable in milli
 // units, with a step of at least 1m.
-func milliArithmetic(r *resourceapi.CapacityRequestPolicyRange, fractional bool) bool {
-	if !fractional {
+func (arith rangeArithmetic) inMilli(r *resourceapi.CapacityRequestPolicyRange) bool {
+	if arith != milliUnitsWhereExact {
 		return false
 	}
 	for i, q := range []*resource.Quantity{r.Min, r.Max, r.Step} {

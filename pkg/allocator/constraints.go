@@ -35,6 +35,26 @@ func (s subjects) covers(base, sub string) bool {
 	return sub != "" && slices.Contains(s, base+"/"+sub)
 }
 
+// compared is what every constraint has: the requests it covers and the
+// attribute it compares.
+type compared struct {
+	requests subjects
+	name     resourceapi.FullyQualifiedName
+}
+
+// covers reports whether a device taken by request r is subject to the
+// constraint.
+func (c *compared) covers(r *request) bool {
+	return c.requests.covers(r.base, r.sub)
+}
+
+// attribute is the compared attribute of device d taken by request r.
+// found is false when the device lacks it (it may not join); err is a
+// derived attribute's failure.
+func (c *compared) attribute(attrs attributeSource, r *request, d *inventory.Device) (_ resourceapi.DeviceAttribute, found bool, err error) {
+	return attrs.attribute(r, d, c.name)
+}
+
 // lookupAttribute finds a fully qualified attribute on a device: by the
 // full name, or by the short name when the domain is the device's driver.
 func lookupAttribute(d *inventory.Device, name resourceapi.FullyQualifiedName) (resourceapi.DeviceAttribute, bool) {
@@ -68,18 +88,17 @@ func sameScalar(a, b *resourceapi.DeviceAttribute) (same, ok bool) {
 // matchConstraint: all subject devices share one attribute value. The
 // first device's value is remembered until the count drops to zero.
 type matchConstraint struct {
-	requests subjects
-	name     resourceapi.FullyQualifiedName
-	value    resourceapi.DeviceAttribute
-	n        int
+	compared
+	value resourceapi.DeviceAttribute
+	n     int
 }
 
 func (m *matchConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
-	if !m.requests.covers(r.base, r.sub) {
+	if !m.covers(r) {
 		return true, nil
 	}
-	attr, ok, err := attrs.attribute(r, d, m.name)
-	if err != nil || !ok {
+	attr, found, err := m.attribute(attrs, r, d)
+	if err != nil || !found {
 		return false, err
 	}
 	if m.n == 0 {
@@ -94,24 +113,23 @@ func (m *matchConstraint) add(attrs attributeSource, r *request, d *inventory.De
 }
 
 func (m *matchConstraint) remove(r *request, _ *inventory.Device) {
-	if m.requests.covers(r.base, r.sub) {
+	if m.covers(r) {
 		m.n--
 	}
 }
 
 // distinctConstraint: no two subject devices share the attribute's value.
 type distinctConstraint struct {
-	requests subjects
-	name     resourceapi.FullyQualifiedName
-	values   []resourceapi.DeviceAttribute
+	compared
+	values []resourceapi.DeviceAttribute
 }
 
 func (m *distinctConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
-	if !m.requests.covers(r.base, r.sub) {
+	if !m.covers(r) {
 		return true, nil
 	}
-	attr, ok, err := attrs.attribute(r, d, m.name)
-	if err != nil || !ok {
+	attr, found, err := m.attribute(attrs, r, d)
+	if err != nil || !found {
 		return false, err
 	}
 	for i := range m.values {
@@ -125,7 +143,7 @@ func (m *distinctConstraint) add(attrs attributeSource, r *request, d *inventory
 }
 
 func (m *distinctConstraint) remove(r *request, _ *inventory.Device) {
-	if m.requests.covers(r.base, r.sub) {
+	if m.covers(r) {
 		m.values = m.values[:len(m.values)-1]
 	}
 }

@@ -62,6 +62,16 @@ func attributeSet(a *resourceapi.DeviceAttribute) *valueSet {
 	return nil
 }
 
+// attributeSet is the compared attribute of device d taken by request r as
+// a set; nil when the device lacks it or it has no value (it may not join).
+func (c *compared) attributeSet(attrs attributeSource, r *request, d *inventory.Device) (*valueSet, error) {
+	attr, found, err := c.attribute(attrs, r, d)
+	if err != nil || !found {
+		return nil, err
+	}
+	return attributeSet(&attr), nil
+}
+
 // intersect returns the common elements of s and o, or nil when there are
 // none or their kinds differ.
 func (s *valueSet) intersect(o *valueSet) *valueSet {
@@ -91,22 +101,17 @@ func (s *valueSet) intersect(o *valueSet) *valueSet {
 // values have a common element. common[k] is the intersection of the
 // first k+1 devices' values.
 type matchSetConstraint struct {
-	requests subjects
-	name     resourceapi.FullyQualifiedName
-	common   []*valueSet
+	compared
+	common []*valueSet
 }
 
 func (m *matchSetConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
-	if !m.requests.covers(r.base, r.sub) {
+	if !m.covers(r) {
 		return true, nil
 	}
-	attr, ok, err := attrs.attribute(r, d, m.name)
-	if err != nil || !ok {
-		return false, err
-	}
-	values := attributeSet(&attr)
+	values, err := m.attributeSet(attrs, r, d)
 	if values == nil {
-		return false, nil
+		return false, err
 	}
 	if len(m.common) > 0 {
 		if values = m.common[len(m.common)-1].intersect(values); values == nil {
@@ -118,7 +123,7 @@ func (m *matchSetConstraint) add(attrs attributeSource, r *request, d *inventory
 }
 
 func (m *matchSetConstraint) remove(r *request, _ *inventory.Device) {
-	if m.requests.covers(r.base, r.sub) {
+	if m.covers(r) {
 		m.common = m.common[:len(m.common)-1]
 	}
 }
@@ -126,24 +131,19 @@ func (m *matchSetConstraint) remove(r *request, _ *inventory.Device) {
 // distinctSetConstraint is distinctAttribute with set semantics: no two
 // devices' values have an element in common.
 type distinctSetConstraint struct {
-	requests subjects
-	name     resourceapi.FullyQualifiedName
+	compared
 	// values are the members' sets; nil for a member without one (only
 	// possible for none: such a device never joins).
 	values []*valueSet
 }
 
 func (m *distinctSetConstraint) add(attrs attributeSource, r *request, d *inventory.Device) (bool, error) {
-	if !m.requests.covers(r.base, r.sub) {
+	if !m.covers(r) {
 		return true, nil
 	}
-	attr, ok, err := attrs.attribute(r, d, m.name)
-	if err != nil || !ok {
-		return false, err
-	}
-	values := attributeSet(&attr)
+	values, err := m.attributeSet(attrs, r, d)
 	if values == nil {
-		return false, nil
+		return false, err
 	}
 	for _, other := range m.values {
 		if values.intersect(other) != nil {
@@ -155,7 +155,7 @@ func (m *distinctSetConstraint) add(attrs attributeSource, r *request, d *invent
 }
 
 func (m *distinctSetConstraint) remove(r *request, _ *inventory.Device) {
-	if m.requests.covers(r.base, r.sub) {
+	if m.covers(r) {
 		m.values = m.values[:len(m.values)-1]
 	}
 }

@@ -78,6 +78,33 @@ func checkCase(t testing.TB, c inventorygen.Case) (string, string) {
 	}
 }
 
+// runSeeds checks the cases generated from n seeds on from first
+// (checkCase), each seen by observe first if it is set. It reports the
+// first five failures and counts the rest; it returns the outcomes of the
+// cases that passed and the number that failed.
+func runSeeds(t *testing.T, first, n int, opts inventorygen.RandomOptions, observe func(inventorygen.Case)) (outcomes map[string]int, failures int) {
+	outcomes = map[string]int{}
+	for seed := first; seed < first+n; seed++ {
+		c := inventorygen.Random(int64(seed), opts)
+		if observe != nil {
+			observe(c)
+		}
+		report, outcome := checkCase(t, c)
+		if report != "" {
+			failures++
+			if failures <= 5 {
+				t.Error(report)
+			}
+			continue
+		}
+		outcomes[outcome]++
+	}
+	if failures > 5 {
+		t.Errorf("%d more cases failed", failures-5)
+	}
+	return outcomes, failures
+}
+
 // TestDifferentialRandom generates DRA_DIFF_CASES cases from seed
 // DRA_DIFF_SEED on and demands upstream's exact outcome for each, and an
 // allocation the independent checker accepts whenever one is returned.
@@ -88,23 +115,8 @@ func TestDifferentialRandom(t *testing.T) {
 	if os.Getenv("DRA_DIFF_LARGE") != "" {
 		opts = inventorygen.LargeRandomOptions()
 	}
-	outcomes := map[string]int{}
-	failures := 0
-	for seed := first; seed < first+n; seed++ {
-		report, outcome := checkCase(t, inventorygen.Random(int64(seed), opts))
-		if report != "" {
-			failures++
-			if failures <= 5 {
-				t.Error(report)
-			}
-			continue
-		}
-		outcomes[outcome]++
-	}
+	outcomes, failures := runSeeds(t, first, n, opts, nil)
 	t.Logf("%d cases, seeds %d..%d: %d failed; outcomes %v; Fits answered without a search in %d cases, %d nodes", n, first, first+n-1, failures, outcomes, quickCases.Load(), quickNodes.Load())
-	if failures > 5 {
-		t.Errorf("%d more cases failed", failures-5)
-	}
 	for _, want := range []string{"allocated", "does not fit", "error"} {
 		if n >= 200 && outcomes[want] == 0 {
 			t.Errorf("no case ended %q: the generator does not exercise it", want)
@@ -141,10 +153,8 @@ func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 	for _, v := range alphaVariants {
 		t.Run(v.name, func(t *testing.T) {
 			opts := inventorygen.AlphaRandomOptions(v.features)
-			outcomes, failures := map[string]int{}, 0
 			skipping, lists, derived := 0, 0, 0
-			for seed := first; seed < first+n; seed++ {
-				c := inventorygen.Random(int64(seed), opts)
+			outcomes, failures := runSeeds(t, first, n, opts, func(c inventorygen.Case) {
 				if usesSkippedNodeOperations(c) {
 					skipping++
 				}
@@ -154,21 +164,9 @@ func TestDifferentialRandomAlphaFeatures(t *testing.T) {
 				if strings.Contains(fmt.Sprint(c.Notes), " derives ") {
 					derived++
 				}
-				report, outcome := checkCase(t, c)
-				if report != "" {
-					failures++
-					if failures <= 5 {
-						t.Error(report)
-					}
-					continue
-				}
-				outcomes[outcome]++
-			}
+			})
 			t.Logf("%d cases (%d with slices that skip node operations, %d with list attributes, %d with derived attributes), seeds %d..%d: %d failed; outcomes %v",
 				n, skipping, lists, derived, first, first+n-1, failures, outcomes)
-			if failures > 5 {
-				t.Errorf("%d more cases failed", failures-5)
-			}
 			if n >= 200 && (skipping < n/4 || lists < n/4 || derived < n/20 || outcomes["allocated"] == 0) {
 				t.Errorf("%d cases with skipping slices, %d with lists, %d with derived attributes, %d allocated: the generator does not exercise the features", skipping, lists, derived, outcomes["allocated"])
 			}

@@ -68,21 +68,21 @@ func (cs *claimState) newConstraint(con resourceapi.DeviceConstraint, features s
 	if features.ListTypeAttributes {
 		// Rare (an alpha feature): not worth slabs.
 		if con.MatchAttribute != nil {
-			return &matchSetConstraint{requests: con.Requests, name: *con.MatchAttribute}
+			return &matchSetConstraint{compared: compared{requests: con.Requests, name: *con.MatchAttribute}}
 		}
-		return &distinctSetConstraint{requests: con.Requests, name: *con.DistinctAttribute}
+		return &distinctSetConstraint{compared: compared{requests: con.Requests, name: *con.DistinctAttribute}}
 	}
 	if con.MatchAttribute != nil {
-		cs.matchSlab = append(cs.matchSlab, matchConstraint{requests: con.Requests, name: *con.MatchAttribute})
+		cs.matchSlab = append(cs.matchSlab, matchConstraint{compared: compared{requests: con.Requests, name: *con.MatchAttribute}})
 		return &cs.matchSlab[len(cs.matchSlab)-1]
 	}
 	n := len(cs.distinctSlab)
 	if n < cap(cs.distinctSlab) {
 		cs.distinctSlab = cs.distinctSlab[:n+1]
 		values := cs.distinctSlab[n].values[:0]
-		cs.distinctSlab[n] = distinctConstraint{requests: con.Requests, name: *con.DistinctAttribute, values: values}
+		cs.distinctSlab[n] = distinctConstraint{compared: compared{requests: con.Requests, name: *con.DistinctAttribute}, values: values}
 	} else {
-		cs.distinctSlab = append(cs.distinctSlab, distinctConstraint{requests: con.Requests, name: *con.DistinctAttribute})
+		cs.distinctSlab = append(cs.distinctSlab, distinctConstraint{compared: compared{requests: con.Requests, name: *con.DistinctAttribute}})
 	}
 	return &cs.distinctSlab[n]
 }
@@ -340,7 +340,7 @@ func (a *Allocator) validate(r *request, claim *resourceapi.ResourceClaim, src r
 	r.class = class
 	r.classExprs = a.compile(class.Spec.Selectors)
 	r.exprs = a.compile(r.selectors)
-	r.cached = a.matcher.chain(chainKey(r, a.features.DeviceBindingAndStatus))
+	r.cached = a.matcher.chain(a.chainKey(r))
 	r.chain = r.cached.id
 
 	switch r.mode {

@@ -297,7 +297,7 @@ func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (
 			}
 		}
 		if multi {
-			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.features.FractionalCapacityRange)
+			consumed, err := consumedCapacity(r.capacity, d.Spec.Capacity, c.a.rangeArithmetic())
 			if err != nil {
 				c.release(r, &t)
 				return false, t, fmt.Errorf("claim %s, request %s: computing consumed capacity for device %s: %w", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID(), err)

@@ -71,11 +71,12 @@ func (e chainError) wrap(r *request, claimName klog.ObjectRef, d *inventory.Devi
 	}
 }
 
-// chainKey identifies a selector chain: class name and selectors, request
-// selectors, and whether binding conditions are supported.
-func chainKey(r *request, bindingConditions bool) string {
+// chainKey identifies a selector chain: whether this allocator's features
+// admit devices with binding conditions, class name and selectors, request
+// selectors.
+func (a *Allocator) chainKey(r *request) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%t\x00%s\x00%d", bindingConditions, r.class.Name, len(r.class.Spec.Selectors))
+	fmt.Fprintf(&b, "%t\x00%s\x00%d", a.features.DeviceBindingAndStatus, r.class.Name, len(r.class.Spec.Selectors))
 	for _, sel := range r.class.Spec.Selectors {
 		b.WriteByte(0)
 		if sel.CEL != nil {
