@@ -46,12 +46,12 @@ $(BIN)/etcd: go.mod go.sum
 	$(GO) build -o $@ go.etcd.io/etcd/server/v3
 
 ## test-perf-smoke: upstream's smallest DRA scheduler_perf workloads (the
-## "fast" ones of the main dra file, of extendedresource, listattributes and
-## compatibilitygroups; every topic's:
+## "fast" ones of the main dra file, of extendedresource, listattributes,
+## compatibilitygroups and workloadresourceclaims; every topic's:
 ## PERF_SMOKE_RUN='Test.*/.*/.*/.*/fast') with the in-tree plugin and with
 ## DRAAllocator, plus test/perf's own unit tests. Kept small: every workload
 ## starts its own etcd and kube-apiserver.
-PERF_SMOKE_RUN ?= Test.*/^(dra|dra_extendedresource|dra_listattributes|dra_compatibilitygroups)$$/.*/.*/fast
+PERF_SMOKE_RUN ?= Test.*/^(dra|dra_extendedresource|dra_listattributes|dra_compatibilitygroups|dra_workloadresourceclaims)$$/.*/.*/fast
 test-perf-smoke: $(BIN)/etcd
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '$(PERF_SMOKE_RUN)' ./test/perf
 

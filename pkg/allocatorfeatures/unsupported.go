@@ -26,8 +26,6 @@ func unsupportedGates() []unsupportedGate {
 	return []unsupportedGate{
 		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
 			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
-		{features.DRAWorkloadResourceClaims, func(f feature.Features) bool { return f.EnableDRAWorkloadResourceClaims },
-			"claims reserved for a PodGroup and shared by its pods"},
 	}
 }
 
@@ -45,8 +43,13 @@ func Unsupported() map[string]string {
 // CheckSupported refuses gates DRAAllocator does not implement, naming
 // each, what it lacks and how to start anyway.
 func CheckSupported(fts feature.Features) error {
+	return checkSupported(fts, unsupportedGates())
+}
+
+// checkSupported is CheckSupported over a list of gates.
+func checkSupported(fts feature.Features, gates []unsupportedGate) error {
 	var on, missing, off []string
-	for _, g := range unsupportedGates() {
+	for _, g := range gates {
 		if g.on(fts) {
 			on = append(on, string(g.gate))
 			missing = append(missing, string(g.gate)+": "+g.missing)

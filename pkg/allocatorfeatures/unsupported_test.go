@@ -17,9 +17,10 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 			t.Errorf("CheckSupported(defaults) = %v, want nil", err)
 		}
 	})
-	for _, gate := range []featuregate.Feature{features.DRAOptionalNodeOperations, features.DRAListTypeAttributes, features.DRADerivedAttributes, features.DRADeviceCompatibilityGroups} {
+	for _, gate := range []featuregate.Feature{features.DRAOptionalNodeOperations, features.DRAListTypeAttributes, features.DRADerivedAttributes, features.DRADeviceCompatibilityGroups, features.GenericWorkload, features.DRAWorkloadResourceClaims} {
 		t.Run(string(gate)+" on is accepted: DRAAllocator implements it", func(t *testing.T) {
-			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, gate, true)
+			// DRAWorkloadResourceClaims needs GenericWorkload.
+			featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{gate: true, features.GenericWorkload: true})
 			if err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)); err != nil {
 				t.Errorf("CheckSupported = %v, want nil", err)
 			}
@@ -50,12 +51,12 @@ func TestTheSchedulerRefusesFeatureGatesDRAAllocatorDoesNotImplement(t *testing.
 	t.Run("several gates are named in one message, with one flag to turn them all off", func(t *testing.T) {
 		featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 			features.DRANodeAllocatableResources: true,
-			features.DRAWorkloadResourceClaims:   true,
-			features.GenericWorkload:             true,
+			features.DRAConsumableCapacity:       true,
 		})
-		err := CheckSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate))
-		want := "--feature-gates=DRANodeAllocatableResources=false,DRAWorkloadResourceClaims=false "
-		if err == nil || !strings.Contains(err.Error(), "DRANodeAllocatableResources, DRAWorkloadResourceClaims are on") || !strings.Contains(err.Error(), want) {
+		gates := append(unsupportedGates(), unsupportedGate{features.DRAConsumableCapacity, func(f feature.Features) bool { return f.EnableDRAConsumableCapacity }, "a second gate"})
+		err := checkSupported(feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate), gates)
+		want := "--feature-gates=DRANodeAllocatableResources=false,DRAConsumableCapacity=false "
+		if err == nil || !strings.Contains(err.Error(), "DRANodeAllocatableResources, DRAConsumableCapacity are on") || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want both gates named and %q", err, want)
 		}
 	})

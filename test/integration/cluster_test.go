@@ -87,9 +87,16 @@ func startCluster(t *testing.T, schedulerConfig string) *env {
 // startClusterWith is startCluster with scheduler options (test hooks).
 func startClusterWith(t *testing.T, schedulerConfig string, opts controlplane.SchedulerOptions) *env {
 	t.Helper()
+	return startClusterOn(t, controlplane.Options{}, schedulerConfig, opts)
+}
+
+// startClusterOn is startClusterWith with control-plane options (API
+// server flags).
+func startClusterOn(t *testing.T, cpOpts controlplane.Options, schedulerConfig string, opts controlplane.SchedulerOptions) *env {
+	t.Helper()
 	ctx := t.Context()
 	start := time.Now()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	cp, err := controlplane.Start(ctx, cpOpts)
 	if err != nil {
 		t.Fatalf("start control plane: %v", err)
 	}

@@ -40,7 +40,8 @@ var variants = []string{variantInTree, variantDRAAllocator}
 // features that DRAAllocator does not implement: dra-scheduler refuses to
 // start with them on (allocatorfeatures.Unsupported), so such
 // workloads would not compare like with like, and both variants skip
-// them. Today these are the PodGroup claims of dra_workloadresourceclaims.
+// them: today DRANodeAllocatableResources. dra_workloadresourceclaims'
+// PodGroup claims run since DRAAllocator implements them;
 // DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
 // and DRADeviceCompatibilityGroups' CompatibilityGroups (known failures
 // before: the pod stayed pending where in-tree allocated) run since

@@ -45,6 +45,13 @@
 //     in flight; PreBind writes allocation and reservation with conflict
 //     retries and waits for binding conditions; Unreserve and PostFilter
 //     undo, as the in-tree plugin does.
+//   - Pods of a pod-group cycle (GenericWorkload, podgroup.go) share a
+//     claim's pending allocation: a later pod of the cycle reuses what an
+//     earlier one reserved (one more sharer in the framework's count)
+//     instead of waiting for it; trial reservations the cycle reverts
+//     requeue nobody; claims a PodGroup declares are reserved for the
+//     PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees what
+//     keeps a gang from fitting (podgroup_postfilter.go).
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a
 //     panic fails only that pod's attempt with an error naming the plugin,
 //     is logged with its stack and counted; Unreserve then releases what
@@ -65,6 +72,10 @@
 //   - What a cycle marks in flight (Reserve) is recorded in its state and
 //     released by Unreserve; the tracker's in-flight entry for a claim
 //     lasts exactly as long as the framework's.
+//   - The pod-group cycle's state is touched only by the cycle's
+//     synchronous phases (PreFilter, Reserve, Unreserve,
+//     PodGroupPostFilter), never by Filter or the binding phase, so it
+//     needs no lock.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator

@@ -49,6 +49,14 @@ func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *
 	return pl.postFilter(ctx, cs, pod, m)
 }
 
+// PodGroupPostFilter runs when a pod group's cycle found no placement: it
+// may free a claim of its pods or of the PodGroup that no node could use.
+func (pl *DRAAllocator) PodGroupPostFilter(ctx context.Context, gcs fwk.PodGroupCycleState, info fwk.PodGroupInfo, _ fwk.PodGroupSchedulingFunc) (result *fwk.PodGroupPostFilterResult, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "PodGroupPostFilter", nil, &status)
+	pl.guard.enter("PodGroupPostFilter", nil)
+	return pl.podGroupPostFilter(ctx, gcs, info)
+}
+
 // PreScore skips Score when no node's devices would change its score.
 func (pl *DRAAllocator) PreScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "PreScore", pod, &status)
@@ -100,7 +108,12 @@ func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState,
 	_ = report(logger, "Unreserve", pod, r)
 	var status *fwk.Status
 	defer pl.guard.recoverStatus(ctx, "Unreserve", pod, &status)
-	if s, err := getState(cs); err == nil && pl.releaseInFlight(logger, s) {
+	s, err := getState(cs)
+	if err != nil {
+		return
+	}
+	group, _ := getGroupState(cs)
+	if pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle() {
 		pl.requeue.changed()
 	}
 }

@@ -59,6 +59,13 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		s.mu.Unlock()
 		return statusUnschedulable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
+	for _, i := range s.reused {
+		if skipsNodeOperations(s.allocation[i]) && !allocator.DeclaresOptionalNodeOperations(node) {
+			claim := s.claims[i]
+			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claim)),
+				"pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim))
+		}
+	}
 	claims, st := s.nodeClaims(pod, nodeInfo)
 	if st != nil {
 		return st

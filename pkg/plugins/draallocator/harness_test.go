@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 )
 
@@ -73,7 +75,29 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 		}
 		synced = append(synced, reg.HasSynced)
 	}
-	snapshot := internalcache.NewSnapshot(nil, nodes)
+	// PodGroups live in the scheduler's cache and snapshot, not in the
+	// clientset; pods of a group are the cache's members too.
+	var podGroups []*schedulingapi.PodGroup
+	var rest []runtime.Object
+	for _, obj := range objs {
+		if pg, ok := obj.(*schedulingapi.PodGroup); ok {
+			podGroups = append(podGroups, pg)
+		} else {
+			rest = append(rest, obj)
+		}
+	}
+	objs = rest
+	schedmetrics.Register() // the cache's periodic metrics
+	podGroupManager := internalcache.New(ctx, nil, true, false)
+	for _, pg := range podGroups {
+		podGroupManager.AddPodGroup(pg)
+	}
+	for _, obj := range objs {
+		if pod, ok := obj.(*v1.Pod); ok && pod.Spec.SchedulingGroup != nil {
+			podGroupManager.AddPodGroupMember(pod)
+		}
+	}
+	snapshot := internalcache.NewTestSnapshotWithPodGroups(nil, nodes, podGroups)
 	for _, node := range nodes {
 		info := framework.NewNodeInfo()
 		info.SetNode(node)
@@ -88,6 +112,7 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 			frameworkruntime.WithSharedDRAManager(h.manager),
 			frameworkruntime.WithSnapshotSharedLister(snapshot),
+			frameworkruntime.WithPodGroupManager(podGroupManager),
 			frameworkruntime.WithPodActivator(h),
 		)
 		if err != nil {
@@ -223,7 +248,16 @@ type cycle struct {
 // filter runs PreFilter and Filter on every node; a non-nil status is
 // PreFilter's failure.
 func (h *harness) filter(pl *DRAAllocator, pod *v1.Pod) (*cycle, *fwk.Status) {
+	return h.filterInGroup(pl, pod, nil)
+}
+
+// filterInGroup is filter for a pod of the pod-group cycle whose state is
+// group (nil: no pod-group cycle).
+func (h *harness) filterInGroup(pl *DRAAllocator, pod *v1.Pod, group fwk.PodGroupCycleState) (*cycle, *fwk.Status) {
 	c := &cycle{h: h, pl: pl, pod: pod, state: framework.NewCycleState()}
+	if group != nil {
+		c.state.(*framework.CycleState).SetPodGroupSchedulingCycle(group)
+	}
 	if _, st := pl.PreFilter(h.ctx, c.state, pod, h.nodes); !st.IsSuccess() && !st.IsSkip() {
 		return c, st
 	}

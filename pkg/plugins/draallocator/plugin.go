@@ -45,16 +45,17 @@ type DRAAllocator struct {
 }
 
 var (
-	_ fwk.PreEnqueuePlugin  = &DRAAllocator{}
-	_ fwk.PreFilterPlugin   = &DRAAllocator{}
-	_ fwk.FilterPlugin      = &DRAAllocator{}
-	_ fwk.PostFilterPlugin  = &DRAAllocator{}
-	_ fwk.PreScorePlugin    = &DRAAllocator{}
-	_ fwk.ScorePlugin       = &DRAAllocator{}
-	_ fwk.ReservePlugin     = &DRAAllocator{}
-	_ fwk.PreBindPlugin     = &DRAAllocator{}
-	_ fwk.EnqueueExtensions = &DRAAllocator{}
-	_ fwk.SignPlugin        = &DRAAllocator{}
+	_ fwk.PreEnqueuePlugin         = &DRAAllocator{}
+	_ fwk.PreFilterPlugin          = &DRAAllocator{}
+	_ fwk.FilterPlugin             = &DRAAllocator{}
+	_ fwk.PostFilterPlugin         = &DRAAllocator{}
+	_ fwk.PodGroupPostFilterPlugin = &DRAAllocator{}
+	_ fwk.PreScorePlugin           = &DRAAllocator{}
+	_ fwk.ScorePlugin              = &DRAAllocator{}
+	_ fwk.ReservePlugin            = &DRAAllocator{}
+	_ fwk.PreBindPlugin            = &DRAAllocator{}
+	_ fwk.EnqueueExtensions        = &DRAAllocator{}
+	_ fwk.SignPlugin               = &DRAAllocator{}
 )
 
 // Options configure the DRAAllocator plugins of one scheduler.
@@ -137,7 +138,7 @@ func (pl *DRAAllocator) signPod(ctx context.Context, pod *v1.Pod) ([]fwk.SignFra
 
 // latencies are the extension points' latency histograms.
 type latencies struct {
-	preFilter, filter, postFilter, score, reserve, preBind *metrics.Latency
+	preFilter, filter, postFilter, podGroupPostFilter, score, reserve, preBind *metrics.Latency
 }
 
 // newLatencies returns the histograms of every extension point the plugin
@@ -148,12 +149,13 @@ func newLatencies() *latencies {
 		codes = append(codes, c.String())
 	}
 	return &latencies{
-		preFilter:  metrics.NewLatency("PreFilter", codes),
-		filter:     metrics.NewLatency("Filter", codes),
-		postFilter: metrics.NewLatency("PostFilter", codes),
-		score:      metrics.NewLatency("Score", codes),
-		reserve:    metrics.NewLatency("Reserve", codes),
-		preBind:    metrics.NewLatency("PreBind", codes),
+		preFilter:          metrics.NewLatency("PreFilter", codes),
+		filter:             metrics.NewLatency("Filter", codes),
+		postFilter:         metrics.NewLatency("PostFilter", codes),
+		podGroupPostFilter: metrics.NewLatency("PodGroupPostFilter", codes),
+		score:              metrics.NewLatency("Score", codes),
+		reserve:            metrics.NewLatency("Reserve", codes),
+		preBind:            metrics.NewLatency("PreBind", codes),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -61,13 +62,12 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 			continue
 		}
-		updated, err := pl.bindClaim(ctx, claim, s.allocation[i], pod)
+		updated, err := pl.bindClaim(ctx, claim, s.allocation[i], s.consumer(pod, i))
 		if err != nil {
 			return statusError(logger, err)
 		}
 		if s.allocation[i] != nil {
 			written = append(written, updated)
-			metrics.ClaimsAllocated.Inc()
 		}
 		// Unreserve must see the claim as written.
 		s.claims[i] = updated
@@ -86,14 +86,22 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 }
 
 // bindClaim records allocation (if the plugin allocated the claim) and the
-// pod's reservation in the claim's status, retrying on conflicts with a
-// fresh claim. The assume cache learns the result at once, so the next
-// cycles see the devices as allocated before the informer does.
-func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult, pod *v1.Pod) (*resourceapi.ResourceClaim, error) {
+// reservation for consumer (the pod, or its PodGroup) in the claim's
+// status, retrying on conflicts with a fresh claim. The assume cache
+// learns the result at once, so the next cycles see the devices as
+// allocated before the informer does.
+//
+// Pods of a pod group that share a pending allocation bind in parallel:
+// the first one writes the allocation, the others find it written. Unlike
+// the in-tree plugin, which fails them as "allocated elsewhere" and
+// retries them (kubernetes#140053), they only add their reservation when
+// the written allocation is the one they share.
+func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult, consumer resourceapi.ResourceClaimConsumerReference) (*resourceapi.ResourceClaim, error) {
 	logger := klog.FromContext(ctx)
 	claims := pl.client.ResourceV1().ResourceClaims(claim.Namespace)
 	claim = claim.DeepCopy()
 	refresh := false
+	wroteAllocation := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if refresh {
 			metrics.PreBindConflicts.Inc()
@@ -108,10 +116,15 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 		if claim.DeletionTimestamp != nil {
 			return fmt.Errorf("claim %s got deleted in the meantime", klog.KObj(claim))
 		}
-		if allocation != nil {
-			if claim.Status.Allocation != nil {
+		writeAllocation := allocation != nil
+		if writeAllocation && claim.Status.Allocation != nil {
+			if !sameDevices(claim.Status.Allocation, allocation) {
 				return fmt.Errorf("claim %s got allocated elsewhere in the meantime", klog.KObj(claim))
 			}
+			// Written by a pod sharing the allocation.
+			writeAllocation = false
+		}
+		if writeAllocation {
 			// The finalizer protects the allocation; it needs a normal
 			// update before the status one.
 			if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
@@ -122,11 +135,15 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 				}
 				claim = updated
 			}
-			claim.Status.Allocation = allocation
+			// A copy: pods of a pod group share the pending allocation.
+			claim.Status.Allocation = allocation.DeepCopy()
 		}
-		claim.Status.ReservedFor = append(claim.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{
-			Resource: "pods", Name: pod.Name, UID: pod.UID,
-		})
+		if !writeAllocation && reserved(claim, consumer) {
+			// Reserved by a pod sharing the claim with the same consumer
+			// (its PodGroup).
+			return nil
+		}
+		claim.Status.ReservedFor = append(claim.Status.ReservedFor, consumer)
 		if pl.bindingConditionsEnabled() {
 			if claim.Status.Allocation == nil {
 				return fmt.Errorf("claim %s got deallocated elsewhere in the meantime", klog.KObj(claim))
@@ -135,18 +152,19 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 			// existing one is immutable, and stamping it would make the API
 			// server refuse the reservation (the in-tree plugin does that,
 			// so it cannot reserve a claim someone allocated without one).
-			if allocation != nil && claim.Status.Allocation.AllocationTimestamp == nil {
+			if writeAllocation && claim.Status.Allocation.AllocationTimestamp == nil {
 				claim.Status.Allocation.AllocationTimestamp = &metav1.Time{Time: time.Now()}
 			}
 		}
 		updated, err := claims.UpdateStatus(ctx, claim, metav1.UpdateOptions{})
 		if err != nil {
-			if allocation != nil {
+			if writeAllocation {
 				return fmt.Errorf("add allocation and reservation to claim %s: %w", klog.KObj(claim), err)
 			}
 			return fmt.Errorf("add reservation to claim %s: %w", klog.KObj(claim), err)
 		}
 		claim = updated
+		wroteAllocation = writeAllocation
 		return nil
 	})
 	if err != nil {
@@ -155,12 +173,31 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 		}
 		return nil, err
 	}
+	if wroteAllocation {
+		metrics.ClaimsAllocated.Inc()
+	}
 	if err := pl.draManager.ResourceClaims().AssumeClaimAfterAPICall(claim); err != nil {
 		logger.V(5).Info("Claim not stored in assume cache", "err", err, "resourceclaim", klog.KObj(claim))
 	}
 	pl.allocated.SetClaim(claim)
-	logger.V(5).Info("Claim reserved for pod", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+	logger.V(5).Info("Claim reserved", "resourceclaim", klog.KObj(claim), "consumer", consumer.Resource+"/"+consumer.Name)
 	return claim, nil
+}
+
+// sameDevices reports whether two allocations hand out the same devices
+// on the same nodes (their timestamps aside).
+func sameDevices(a, b *resourceapi.AllocationResult) bool {
+	return apiequality.Semantic.DeepEqual(a.Devices, b.Devices) && apiequality.Semantic.DeepEqual(a.NodeSelector, b.NodeSelector)
+}
+
+// reserved reports whether the claim is reserved for the consumer.
+func reserved(claim *resourceapi.ResourceClaim, consumer resourceapi.ResourceClaimConsumerReference) bool {
+	for _, r := range claim.Status.ReservedFor {
+		if r.UID == consumer.UID {
+			return true
+		}
+	}
+	return false
 }
 
 // bindExtendedClaim creates the pod's extended-resource claim chosen in
@@ -181,12 +218,11 @@ func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod
 	}
 	// Unreserve deletes it if anything below fails.
 	x.created = created
-	updated, err := pl.bindClaim(ctx, created, x.allocation, pod)
+	updated, err := pl.bindClaim(ctx, created, x.allocation, podConsumer(pod))
 	if err != nil {
 		return statusError(logger, err)
 	}
 	x.created = updated
-	metrics.ClaimsAllocated.Inc()
 	newStatus := pod.Status.DeepCopy()
 	newStatus.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{
 		RequestMappings:   x.chosen.mappings,

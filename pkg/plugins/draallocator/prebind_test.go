@@ -2,6 +2,7 @@ package draallocator
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
@@ -33,14 +35,22 @@ func TestBindClaimRetriesAWriteConflictWithTheFreshClaim(t *testing.T) {
 		// is refused with a conflict.
 		meanwhile func(*resourceapi.ResourceClaim)
 		wantErr   string
+		// wantReservedFor are the reservations afterwards, in order.
+		wantReservedFor []types.UID
 	}{
 		{"a benign concurrent change is retried and the pod reserved once", func(c *resourceapi.ResourceClaim) {
 			c.Labels = map[string]string{"touched": "yes"}
-		}, ""},
+		}, "", []types.UID{pod.UID}},
 		{"a claim allocated by someone else meanwhile is not overwritten", func(c *resourceapi.ResourceClaim) {
 			c.Status.Allocation = alloc.DeepCopy()
 			c.Status.Allocation.Devices.Results[0].Device = "dev-9"
-		}, "got allocated elsewhere in the meantime"},
+		}, "got allocated elsewhere in the meantime", nil},
+		{"the same allocation written meanwhile by a pod of the group sharing it gets just the pod's reservation", func(c *resourceapi.ResourceClaim) {
+			c.Labels = map[string]string{"touched": "yes"}
+			c.Finalizers = append(c.Finalizers, resourceapi.Finalizer)
+			c.Status.Allocation = alloc.DeepCopy()
+			c.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: "sibling", UID: "sibling-uid"}}
+		}, "", []types.UID{"sibling-uid", pod.UID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			metrics.Register()
@@ -67,7 +77,7 @@ func TestBindClaimRetriesAWriteConflictWithTheFreshClaim(t *testing.T) {
 			pl := &DRAAllocator{client: client, draManager: fakeDRAManager{claims: fakeClaims{}}, shared: &shared{allocated: allocator.NewTracker(structured.Features{})}}
 			before, _ := testutil.GetCounterMetricValue(metrics.PreBindConflicts)
 
-			updated, err := pl.bindClaim(t.Context(), claim, alloc, pod)
+			updated, err := pl.bindClaim(t.Context(), claim, alloc, podConsumer(pod))
 			if conflicts != 1 {
 				t.Fatalf("%d conflicts injected, want 1", conflicts)
 			}
@@ -95,8 +105,12 @@ func TestBindClaimRetriesAWriteConflictWithTheFreshClaim(t *testing.T) {
 				if c.Status.Allocation == nil || c.Status.Allocation.Devices.Results[0].Device != "dev-0" {
 					t.Errorf("allocation %+v, want dev-0", c.Status.Allocation)
 				}
-				if r := c.Status.ReservedFor; len(r) != 1 || r[0].UID != pod.UID {
-					t.Errorf("reservedFor %+v, want the pod exactly once", r)
+				var got []types.UID
+				for _, r := range c.Status.ReservedFor {
+					got = append(got, r.UID)
+				}
+				if !slices.Equal(got, tc.wantReservedFor) {
+					t.Errorf("reservedFor %v, want %v", got, tc.wantReservedFor)
 				}
 				if !hasFinalizer(c) {
 					t.Errorf("finalizers %v lack %s", c.Finalizers, resourceapi.Finalizer)

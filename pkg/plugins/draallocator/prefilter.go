@@ -68,6 +68,11 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 
 	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
 	cs.Write(stateKey, s)
+	// Before anything may fail: PodGroupPostFilter looks at every pod.
+	group, err := joinGroupState(cs, pod, s)
+	if err != nil {
+		return nil, statusError(logger, err)
+	}
 	ext, err := pl.newExtendedState(pod)
 	if err != nil {
 		return nil, statusError(logger, err)
@@ -82,6 +87,11 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	if len(claims) == 0 && s.ext == nil {
 		return nil, fwk.NewStatus(fwk.Skip)
+	}
+	if pl.fts.EnableDRAWorkloadResourceClaims {
+		if s.consumers, err = pl.consumers(pod); err != nil {
+			return nil, statusUnschedulable(logger, err.Error())
+		}
 	}
 	pl.requeue.seen(pod)
 	s.claims = claims
@@ -102,6 +112,20 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 			}
 			continue
 		}
+		// Allocated for an earlier pod of this pod-group cycle? Share it.
+		if pending := group.pendingFor(pl.draManager.ResourceClaims(), claim); pending != nil {
+			if sel := pending.NodeSelector; sel != nil {
+				ns, err := nodeaffinity.NewNodeSelector(sel)
+				if err != nil {
+					return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the pending allocation: %w", klog.KObj(claim), err))
+				}
+				s.availableOnNodes[i] = ns
+			}
+			s.allocation[i] = pending
+			s.reused = append(s.reused, i)
+			logger.V(5).Info("Sharing the pending allocation of the pod group", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+			continue
+		}
 		// Allocation in flight for another pod? Wait for it to land or be
 		// abandoned, as the in-tree plugin does.
 		if pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID) != nil {
@@ -114,6 +138,8 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.toAllocateClaims = append(s.toAllocateClaims, claim)
 	}
 	if len(s.toAllocate) == 0 && s.ext == nil {
+		// Nothing to allocate: Reserve may still share pending
+		// allocations.
 		return nil, nil
 	}
 

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
@@ -27,11 +28,40 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
 	}
-	if s.empty() || s.alloc == nil {
+	if s.empty() || s.alloc == nil && len(s.reused) == 0 {
 		return nil
 	}
 	start := time.Now()
 	defer func() { observe(pl.latency.reserve, start, status) }()
+	logger := klog.FromContext(ctx)
+	group, err := getGroupState(cs)
+	if err != nil {
+		return statusError(logger, err)
+	}
+	if s.alloc != nil {
+		if st := pl.reserveAllocated(ctx, s, pod, nodeName, group); st != nil {
+			return st
+		}
+	}
+	// Claims sharing the pending allocation of an earlier pod of the pod
+	// group: one more sharer of what that pod reserved.
+	for _, i := range s.reused {
+		if st := pl.markInFlight(logger, s, s.claims[i], s.allocation[i]); st != nil {
+			return st
+		}
+		group.share(s.claims[i].UID, pod.UID)
+	}
+	if !cs.IsPodGroupSchedulingCycle() {
+		// A pod-group cycle's reservations are a trial, reverted when it
+		// ends: the pod is placed only once it is reserved for binding.
+		pl.requeue.placed(pod)
+	}
+	return nil
+}
+
+// reserveAllocated marks the devices the allocator found on the node in
+// flight, for the claims it allocates.
+func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod *v1.Pod, nodeName string, group *groupState) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(nodeName)
 	if err != nil {
@@ -59,8 +89,11 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if st := pl.markInFlight(logger, s, claim, &results[j]); st != nil {
 			return st
 		}
+		if j < len(s.toAllocate) {
+			// The extended-resource claim is the pod's own.
+			group.share(claim.UID, pod.UID)
+		}
 	}
-	pl.requeue.placed(pod)
 	return nil
 }
 
@@ -93,9 +126,10 @@ func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *re
 // releaseInFlight ends the in-flight allocations the attempt made and
 // reports whether devices were released. The tracker follows the
 // framework: its entry goes once the framework no longer has the claim in
-// flight (another pod may share the allocation). It is idempotent and
-// makes no API calls.
-func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData) (released bool) {
+// flight (another pod may share the allocation), and so does the pod-group
+// cycle's record of it (group may be nil). It is idempotent and makes no
+// API calls.
+func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData, group *groupState) (released bool) {
 	claims := pl.draManager.ResourceClaims()
 	for _, claim := range s.takeInFlight() {
 		if claims.MaybeRemoveClaimPendingAllocation(claim.UID, false) {
@@ -103,6 +137,7 @@ func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData) (relea
 			if claim.Name != specialClaimName {
 				claims.AssumedClaimRestore(claim.Namespace, claim.Name)
 			}
+			group.released(claim.UID)
 		}
 		if claims.GetPendingAllocation(claim.UID) == nil {
 			pl.allocated.ClearPending(claim.UID)
@@ -120,15 +155,20 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		return
 	}
 	logger := klog.FromContext(ctx)
-	if pl.releaseInFlight(logger, s) {
+	group, err := getGroupState(cs)
+	if err != nil {
+		logger.Error(err, "Reading the pod-group cycle state failed", "pod", klog.KObj(pod))
+	}
+	// A pod-group cycle reverts its trial reservations when it ends: no
+	// devices were really freed, so waiting pods stay where they are.
+	if pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle() {
 		defer pl.requeue.changed()
 	}
 	for _, claim := range s.claims {
+		// Only the pod's own entry: other pods of its PodGroup may still
+		// need a reservation for the group.
 		if claim.Status.Allocation != nil && resourceclaim.IsReservedForPod(pod, claim, false) {
-			// A strategic merge patch removes just this pod's entry,
-			// whatever else changed in the claim meanwhile.
-			patch := fmt.Sprintf(`{"metadata": {"uid": %q}, "status": {"reservedFor": [{"$patch": "delete", "uid": %q}]}}`, claim.UID, pod.UID)
-			if _, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "status"); err != nil {
+			if err := pl.removeReservation(ctx, claim, pod.UID); err != nil {
 				// Retried when the pod is scheduled again.
 				logger.Error(err, "Removing the pod from the claim's reservations failed", "resourceclaim", klog.KObj(claim), "pod", klog.KObj(pod))
 			}
@@ -187,6 +227,18 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 	}
 	start := time.Now()
 	defer func() { observe(pl.latency.postFilter, start, status) }()
+	_, status = pl.freeClaims(ctx, pod, s, sets.New[types.UID]())
+	return nil, status
+}
+
+// freeClaims deallocates one allocated claim of the pod that some node
+// could not use and nobody else uses, or deletes the pod's
+// extended-resource claim left by an earlier attempt. found reports
+// whether it did either (or failed trying). freed holds the claims
+// deallocated already for other pods of the same pod group, whose states
+// still show them allocated: such a claim counts as freed for this pod
+// too, without a second, conflicting write.
+func (pl *DRAAllocator) freeClaims(ctx context.Context, pod *v1.Pod, s *stateData, freed sets.Set[types.UID]) (found bool, status *fwk.Status) {
 	logger := klog.FromContext(ctx)
 	s.mu.Lock()
 	unavailable := s.unavailable.UnsortedList()
@@ -194,29 +246,46 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 	// Any order will do; there is no better heuristic than the first.
 	for _, i := range unavailable {
 		claim := s.claims[i]
+		if claim.Status.Allocation == nil {
+			// A pending allocation shared in a pod-group cycle that some
+			// node could not use: nothing is written to free.
+			continue
+		}
+		if freed.Has(claim.UID) {
+			return true, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
+		}
 		if len(claim.Status.ReservedFor) == 0 ||
 			len(claim.Status.ReservedFor) == 1 && claim.Status.ReservedFor[0].UID == pod.UID {
-			claim = claim.DeepCopy()
-			claim.Status.ReservedFor = nil
-			claim.Status.Allocation = nil
-			claim.Status.Devices = nil
-			logger.V(5).Info("Deallocating claim", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
-			updated, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
-			if err != nil {
-				return nil, statusError(logger, fmt.Errorf("deallocate claim %s: %w", klog.KObj(claim), err))
+			if err := pl.deallocate(ctx, claim); err != nil {
+				return true, statusError(logger, err)
 			}
-			pl.allocated.SetClaim(updated)
-			metrics.ClaimsDeallocated.Inc()
-			return nil, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
+			freed.Insert(claim.UID)
+			return true, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
 		}
 	}
 	if s.ext != nil && s.ext.stale != nil {
 		// Left by an attempt that did not bind the pod: start afresh.
 		if err := pl.deleteClaim(ctx, s.ext.stale); err != nil {
-			return nil, statusError(logger, err)
+			return true, statusError(logger, err)
 		}
 		metrics.ClaimsDeallocated.Inc()
-		return nil, fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed")
+		return true, fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed")
 	}
-	return nil, fwk.NewStatus(fwk.Unschedulable)
+	return false, fwk.NewStatus(fwk.Unschedulable)
+}
+
+// deallocate removes a claim's allocation and reservations.
+func (pl *DRAAllocator) deallocate(ctx context.Context, claim *resourceapi.ResourceClaim) error {
+	claim = claim.DeepCopy()
+	claim.Status.ReservedFor = nil
+	claim.Status.Allocation = nil
+	claim.Status.Devices = nil
+	klog.FromContext(ctx).V(5).Info("Deallocating claim", "resourceclaim", klog.KObj(claim))
+	updated, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("deallocate claim %s: %w", klog.KObj(claim), err)
+	}
+	pl.allocated.SetClaim(updated)
+	metrics.ClaimsDeallocated.Inc()
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -26,8 +27,15 @@ type stateData struct {
 	// availableOnNodes is the node selector of claims[i]'s existing
 	// allocation (nil: unallocated or usable on every node).
 	availableOnNodes []*nodeaffinity.NodeSelector
-	// allocation is set by Reserve for claims the plugin allocates.
+	// allocation is set by Reserve for claims the plugin allocates, and
+	// by PreFilter for claims that share the pending allocation of an
+	// earlier pod of the pod-group cycle (reused).
 	allocation []*resourceapi.AllocationResult
+	// reused indexes those shared claims: they are not allocated again.
+	reused []int
+	// consumers is whom PreBind reserves claims[i] for: the pod, or its
+	// PodGroup (DRAWorkloadResourceClaims). Nil means the pod for all.
+	consumers []resourceapi.ResourceClaimConsumerReference
 	// inFlight are the claims whose allocation Reserve marked in flight
 	// (the extended-resource claim under its placeholder UID), until
 	// Unreserve releases them.
@@ -55,6 +63,14 @@ func (s *stateData) Clone() fwk.StateData { return s }
 
 // empty reports whether the plugin has nothing to do for the pod.
 func (s *stateData) empty() bool { return len(s.claims) == 0 && s.ext == nil }
+
+// consumer is whom PreBind reserves claims[i] for.
+func (s *stateData) consumer(pod *v1.Pod, i int) resourceapi.ResourceClaimConsumerReference {
+	if s.consumers == nil {
+		return podConsumer(pod)
+	}
+	return s.consumers[i]
+}
 
 // takeInFlight returns the claims marked in flight and forgets them.
 func (s *stateData) takeInFlight() []*resourceapi.ResourceClaim {

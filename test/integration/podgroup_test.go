@@ -1,0 +1,186 @@
+package integration
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// podGroupConfig is draConfig's first profile ordered as the shipped one:
+// DRAAllocator's PostFilter and PodGroupPostFilter run before
+// DefaultPreemption's, as the in-tree plugin's do by default.
+const podGroupConfig = `
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: dra-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: DRAAllocator, weight: 2}, {name: DefaultPreemption}]
+      disabled: [{name: DynamicResources}, {name: DefaultPreemption}]
+`
+
+// startPodGroupCluster turns GenericWorkload and DRAWorkloadResourceClaims
+// on for the API server, the resourceclaim controller and dra-scheduler,
+// serves scheduling.k8s.io/v1beta1 (PodGroups), and starts them.
+func startPodGroupCluster(t *testing.T, schedulerConfig string) *env {
+	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
+		features.GenericWorkload:           true,
+		features.DRAWorkloadResourceClaims: true,
+	})
+	return startClusterOn(t, controlplane.Options{APIServerFlags: []string{"--runtime-config=scheduling.k8s.io/v1beta1=true"}},
+		schedulerConfig, controlplane.SchedulerOptions{})
+}
+
+// gpuNode is a node with n devices of driver.
+func gpuNode(name, driver string, n int) []any {
+	slice := objects.MakeSlice(name, driver, name)
+	for i := range n {
+		slice.Device(fmt.Sprintf("gpu-%d", i), nil)
+	}
+	return []any{objects.MakeNode(name).Obj(), slice.Obj()}
+}
+
+// gang creates a gang PodGroup of size pods whose PodGroup declares claim
+// "gpus" from template, and its pods, each consuming the group's claim.
+func (e *env) gang(name, template string, size int) []string {
+	e.t.Helper()
+	group := &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
+		Spec: schedulingapi.PodGroupSpec{
+			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(size)}},
+			ResourceClaims:   []schedulingapi.PodGroupResourceClaim{{Name: "gpus", ResourceClaimTemplateName: ptr.To(template)}},
+		},
+	}
+	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
+		e.t.Fatalf("create PodGroup %s: %v", name, err)
+	}
+	var pods []string
+	for i := range size {
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpus", template).Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+		e.create(pod)
+		pods = append(pods, pod.Name)
+	}
+	return pods
+}
+
+// groupClaim returns the claim the resourceclaim controller created for
+// PodGroup group's claim "gpus", waiting for it.
+func (e *env) groupClaim(group string) *resourceapi.ResourceClaim {
+	e.t.Helper()
+	var claim *resourceapi.ResourceClaim
+	e.waitFor("the claim of PodGroup "+group, func() (bool, string) {
+		pg, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Get(e.ctx, group, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, s := range pg.Status.ResourceClaimStatuses {
+			if s.Name == "gpus" && s.ResourceClaimName != nil {
+				claim, err = e.client.ResourceV1().ResourceClaims(e.ns).Get(e.ctx, *s.ResourceClaimName, metav1.GetOptions{})
+				return err == nil, fmt.Sprint(err)
+			}
+		}
+		return false, fmt.Sprintf("resourceClaimStatuses %v", pg.Status.ResourceClaimStatuses)
+	})
+	return claim
+}
+
+// TestAGangSharesItsPodGroupsClaim schedules gangs whose PodGroup declares
+// one claim for all their pods (GenericWorkload, DRAWorkloadResourceClaims):
+// a gang of 8 whose claim takes the 8 GPUs of one node lands there with
+// one allocation reserved for the PodGroup; a gang that cannot fit leaves
+// every pod pending and nothing allocated, reserved or finalized. The
+// in-tree plugin, run the same way, is the reference.
+func TestAGangSharesItsPodGroupsClaim(t *testing.T) {
+	for _, tc := range []struct{ name, config string }{
+		{"with DRAAllocator", podGroupConfig},
+		{"with the in-tree plugin", inTreeConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testAGangSharesItsPodGroupsClaim(t, tc.config) })
+	}
+}
+
+func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
+	e := startPodGroupCluster(t, schedulerConfig)
+	const driver = "gpu.example.com"
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu8", e.ns, "gpus", driver, 8))
+	e.create(gpuNode("node-1", driver, 8)...)
+	e.create(gpuNode("node-2", driver, 4)...)
+
+	pods := e.gang("train", "gpu8", 8)
+	for _, name := range pods {
+		if pod := e.waitScheduled(name); pod.Spec.NodeName != "node-1" {
+			t.Errorf("pod %s landed on %s, want node-1 (the only node with 8 GPUs)", name, pod.Spec.NodeName)
+		}
+	}
+	claim := e.groupClaim("train")
+	e.waitFor("the PodGroup's claim allocated", func() (bool, string) {
+		claim = e.groupClaim("train")
+		return claim.Status.Allocation != nil, fmt.Sprintf("reservedFor %v", claim.Status.ReservedFor)
+	})
+	if n := len(claim.Status.Allocation.Devices.Results); n != 8 {
+		t.Errorf("the PodGroup's claim has %d devices, want 8", n)
+	}
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		if r.Pool != "node-1" {
+			t.Errorf("device %s/%s allocated, want only node-1's", r.Pool, r.Device)
+		}
+	}
+	pg, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Get(e.ctx, "train", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := resourceapi.ResourceClaimConsumerReference{APIGroup: schedulingapi.GroupName, Resource: "podgroups", Name: "train", UID: pg.UID}
+	if r := claim.Status.ReservedFor; len(r) != 1 || r[0] != want {
+		t.Errorf("the PodGroup's claim is reserved for %+v, want exactly %+v", r, want)
+	}
+	if !slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
+		t.Errorf("the PodGroup's claim has finalizers %v, want %s", claim.Finalizers, resourceapi.Finalizer)
+	}
+	list, err := e.client.ResourceV1().ResourceClaims(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Errorf("%d claims in the namespace, want the PodGroup's only", len(list.Items))
+	}
+
+	// node-1's GPUs are taken and node-2 has 4: the next gang of 8 fits
+	// nowhere. All its pods stay pending and its claim untouched.
+	pods = e.gang("eval", "gpu8", 8)
+	e.waitUnschedulable(pods[0], "")
+	claim = e.groupClaim("eval")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, name := range pods {
+			if node := e.pod(name).Spec.NodeName; node != "" {
+				t.Fatalf("pod %s of a gang that cannot fit was bound to %s", name, node)
+			}
+		}
+		claim, err = e.client.ResourceV1().ResourceClaims(e.ns).Get(e.ctx, claim.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claim.Status.Allocation != nil || len(claim.Status.ReservedFor) > 0 || slices.Contains(claim.Finalizers, resourceapi.Finalizer) {
+			t.Fatalf("the claim of a gang that cannot fit: allocation %v, reservedFor %v, finalizers %v; want none", claim.Status.Allocation, claim.Status.ReservedFor, claim.Finalizers)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
