@@ -31,27 +31,25 @@ func checkConstraints(c *checker) []error {
 	var errs []error
 	for _, cv := range c.claims {
 		for i, con := range cv.claim.Spec.Devices.Constraints {
-			subjects := constraintSubjects(cv, con.Requests)
-			switch {
+			j := &constraintJudge{c: c, cv: cv, index: i}
+			var judge func(*constraintJudge, []*entry)
+			switch sets := c.features.ListTypeAttributes; {
 			case con.MatchAttribute != nil:
-				j := &constraintJudge{c: c, cv: cv, index: i, kind: "matchAttribute", name: *con.MatchAttribute}
-				if c.features.ListTypeAttributes {
-					j.matchSets(subjects)
-				} else {
-					j.match(subjects)
+				j.kind, j.name, judge = "matchAttribute", *con.MatchAttribute, (*constraintJudge).match
+				if sets {
+					judge = (*constraintJudge).matchSets
 				}
-				errs = append(errs, j.errs...)
 			case con.DistinctAttribute != nil:
-				j := &constraintJudge{c: c, cv: cv, index: i, kind: "distinctAttribute", name: *con.DistinctAttribute}
-				if c.features.ListTypeAttributes {
-					j.distinctSets(subjects)
-				} else {
-					j.distinct(subjects)
+				j.kind, j.name, judge = "distinctAttribute", *con.DistinctAttribute, (*constraintJudge).distinct
+				if sets {
+					judge = (*constraintJudge).distinctSets
 				}
-				errs = append(errs, j.errs...)
 			default:
 				errs = append(errs, cv.violation(CheckConstraints, "", "", "constraint #%d is empty (unsupported constraint type?)", i))
+				continue
 			}
+			judge(j, constraintSubjects(cv, con.Requests))
+			errs = append(errs, j.errs...)
 		}
 	}
 	return errs

@@ -71,14 +71,40 @@ func (e *env) gang(name, template string, size int) []string {
 	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
 		e.t.Fatalf("create PodGroup %s: %v", name, err)
 	}
+	return e.gangPods(name, name, template, size)
+}
+
+// gangPods creates size pods of PodGroup group named prefix-<i>, each
+// consuming the group's claim "gpus" from template.
+func (e *env) gangPods(group, prefix, template string, size int) []string {
+	e.t.Helper()
 	var pods []string
 	for i := range size {
-		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpus", template).Obj()
-		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", prefix, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpus", template).Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
 		e.create(pod)
 		pods = append(pods, pod.Name)
 	}
 	return pods
+}
+
+// deletePods deletes pods at once (no kubelet confirms a graceful
+// deletion here) and waits until they are gone.
+func (e *env) deletePods(names []string) {
+	e.t.Helper()
+	for _, name := range names {
+		if err := e.client.CoreV1().Pods(e.ns).Delete(e.ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+			e.t.Fatalf("delete pod %s: %v", name, err)
+		}
+	}
+	e.waitFor(fmt.Sprintf("%d pods to be gone", len(names)), func() (bool, string) {
+		for _, name := range names {
+			if _, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{}); err == nil {
+				return false, "pod " + name + " still exists"
+			}
+		}
+		return true, ""
+	})
 }
 
 // groupClaim returns the claim the resourceclaim controller created for
@@ -106,8 +132,11 @@ func (e *env) groupClaim(group string) *resourceapi.ResourceClaim {
 // one claim for all their pods (GenericWorkload, DRAWorkloadResourceClaims):
 // a gang of 8 whose claim takes the 8 GPUs of one node lands there with
 // one allocation reserved for the PodGroup; a gang that cannot fit leaves
-// every pod pending and nothing allocated, reserved or finalized. The
-// in-tree plugin, run the same way, is the reference.
+// every pod pending and nothing allocated, reserved or finalized; once the
+// first gang's pods are gone and its claim's node takes no new pods, its
+// new pods get the claim deallocated by PodGroupPostFilter and allocated
+// on another node. The in-tree plugin, run the same way, is the
+// reference.
 func TestAGangSharesItsPodGroupsClaim(t *testing.T) {
 	for _, tc := range []struct{ name, config string }{
 		{"with DRAAllocator", podGroupConfig},
@@ -124,8 +153,7 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 	e.create(gpuNode("node-1", driver, 8)...)
 	e.create(gpuNode("node-2", driver, 4)...)
 
-	pods := e.gang("train", "gpu8", 8)
-	for _, name := range pods {
+	for _, name := range e.gang("train", "gpu8", 8) {
 		if pod := e.waitScheduled(name); pod.Spec.NodeName != "node-1" {
 			t.Errorf("pod %s landed on %s, want node-1 (the only node with 8 GPUs)", name, pod.Spec.NodeName)
 		}
@@ -164,7 +192,7 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 
 	// node-1's GPUs are taken and node-2 has 4: the next gang of 8 fits
 	// nowhere. All its pods stay pending and its claim untouched.
-	pods = e.gang("eval", "gpu8", 8)
+	pods := e.gang("eval", "gpu8", 8)
 	e.waitUnschedulable(pods[0], "")
 	claim = e.groupClaim("eval")
 	deadline := time.Now().Add(10 * time.Second)
@@ -183,4 +211,53 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+
+	// The train gang's pods are gone, but its PodGroup still holds the
+	// claim, allocated on node-1, which takes no new pods now; node-3 has 8
+	// GPUs. New pods of the group cannot use the claim where it is, so
+	// PodGroupPostFilter deallocates it (no pod of the group is assumed or
+	// bound) and the next cycle allocates it on node-3.
+	e.deletePods(pods)
+	e.deletePods(e.podsOfGroup("train"))
+	node, err := e.client.CoreV1().Nodes().Get(e.ctx, "node-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Spec.Taints = append(node.Spec.Taints, v1.Taint{Key: "maintenance", Effect: v1.TaintEffectNoSchedule})
+	if _, err := e.client.CoreV1().Nodes().Update(e.ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("taint node-1: %v", err)
+	}
+	if claim = e.groupClaim("train"); len(claim.Status.ReservedFor) != 1 || claim.Status.Allocation == nil {
+		t.Fatalf("the train group's claim after its pods were deleted: allocation %v, reservedFor %v; want it still allocated and reserved for the group", claim.Status.Allocation, claim.Status.ReservedFor)
+	}
+	e.create(gpuNode("node-3", driver, 8)...)
+	for _, name := range e.gangPods("train", "train-again", "gpu8", 8) {
+		if pod := e.waitScheduled(name); pod.Spec.NodeName != "node-3" {
+			t.Errorf("pod %s landed on %s, want node-3", name, pod.Spec.NodeName)
+		}
+	}
+	e.waitFor("the train group's claim allocated on node-3", func() (bool, string) {
+		claim = e.groupClaim("train")
+		a := claim.Status.Allocation
+		return a != nil && len(a.Devices.Results) == 8 && a.Devices.Results[0].Pool == "node-3", fmt.Sprintf("allocation %v", a)
+	})
+	if r := claim.Status.ReservedFor; len(r) != 1 || r[0] != want {
+		t.Errorf("the train group's claim is reserved for %+v, want exactly %+v", r, want)
+	}
+}
+
+// podsOfGroup lists the test namespace's pods of a PodGroup.
+func (e *env) podsOfGroup(group string) []string {
+	e.t.Helper()
+	list, err := e.client.CoreV1().Pods(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var names []string
+	for _, pod := range list.Items {
+		if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil && *g.PodGroupName == group {
+			names = append(names, pod.Name)
+		}
+	}
+	return names
 }

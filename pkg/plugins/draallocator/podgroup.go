@@ -46,15 +46,7 @@ func readGroupState(gcs fwk.PodGroupCycleState) (*groupState, error) {
 	if gcs == nil {
 		return nil, nil
 	}
-	v, err := gcs.Read(stateKey)
-	if err != nil {
-		return nil, err
-	}
-	g, ok := v.(*groupState)
-	if !ok {
-		return nil, errors.New("unexpected type of the DRAAllocator pod-group cycle state")
-	}
-	return g, nil
+	return stateAs[*groupState](gcs.Read(stateKey))
 }
 
 // getGroupState returns the state of the pod-group cycle the pod's cycle

@@ -1,7 +1,7 @@
 package draallocator
 
 import (
-	"errors"
+	"fmt"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
@@ -90,13 +90,18 @@ func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, 
 }
 
 func getState(cs fwk.CycleState) (*stateData, error) {
-	v, err := cs.Read(stateKey)
+	return stateAs[*stateData](cs.Read(stateKey))
+}
+
+// stateAs is the plugin's entry of a cycle state, as read, as a T.
+func stateAs[T fwk.StateData](v fwk.StateData, err error) (T, error) {
+	var s T
 	if err != nil {
-		return nil, err
+		return s, err
 	}
-	s, ok := v.(*stateData)
+	s, ok := v.(T)
 	if !ok {
-		return nil, errors.New("unexpected type of the DRAAllocator cycle state")
+		return s, fmt.Errorf("unexpected type %T of the DRAAllocator cycle state", v)
 	}
 	return s, nil
 }
