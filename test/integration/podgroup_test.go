@@ -131,7 +131,8 @@ func (e *env) groupClaim(group string) *resourceapi.ResourceClaim {
 // TestAGangSharesItsPodGroupsClaim schedules gangs whose PodGroup declares
 // one claim for all their pods (GenericWorkload, DRAWorkloadResourceClaims):
 // a gang of 8 whose claim takes the 8 GPUs of one node lands there with
-// one allocation reserved for the PodGroup; a gang that cannot fit leaves
+// one allocation reserved for the PodGroup; a gang of 4 sharing a plain
+// claim gets it reserved for each pod; a gang that cannot fit leaves
 // every pod pending and nothing allocated, reserved or finalized; once the
 // first gang's pods are gone and its claim's node takes no new pods, its
 // new pods get the claim deallocated by PodGroupPostFilter and allocated
@@ -190,7 +191,50 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 		t.Errorf("%d claims in the namespace, want the PodGroup's only", len(list.Items))
 	}
 
-	// node-1's GPUs are taken and node-2 has 4: the next gang of 8 fits
+	// A gang of 4 whose PodGroup declares no claim shares a plain claim
+	// for 4 GPUs: it lands on node-2, and the claim is reserved for each
+	// pod. The pods bind in parallel, so all but one find the allocation
+	// already written by a sibling.
+	e.create(objects.Claim("shared-4", e.ns, objects.ClaimSpec("gpus", driver, 4)))
+	infer := &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "infer", Namespace: e.ns},
+		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: 4}}},
+	}
+	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, infer, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PodGroup infer: %v", err)
+	}
+	var inferPods []string
+	for i := range 4 {
+		pod := objects.MakePod(fmt.Sprintf("infer-%d", i), e.ns).Scheduler(schedulerapp.Name).Claim("gpus", "shared-4").Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("infer")}
+		e.create(pod)
+		inferPods = append(inferPods, pod.Name)
+	}
+	var podUIDs []string
+	for _, name := range inferPods {
+		pod := e.waitScheduled(name)
+		if pod.Spec.NodeName != "node-2" {
+			t.Errorf("pod %s landed on %s, want node-2 (4 free GPUs)", name, pod.Spec.NodeName)
+		}
+		podUIDs = append(podUIDs, string(pod.UID))
+	}
+	e.waitFor("claim shared-4 reserved for the 4 pods", func() (bool, string) {
+		c, err := e.client.ResourceV1().ResourceClaims(e.ns).Get(e.ctx, "shared-4", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		var got []string
+		for _, r := range c.Status.ReservedFor {
+			got = append(got, string(r.UID))
+		}
+		slices.Sort(got)
+		want := slices.Clone(podUIDs)
+		slices.Sort(want)
+		return c.Status.Allocation != nil && len(c.Status.Allocation.Devices.Results) == 4 && slices.Equal(got, want),
+			fmt.Sprintf("allocation %v, reservedFor %v", c.Status.Allocation != nil, c.Status.ReservedFor)
+	})
+
+	// node-1's and node-2's GPUs are taken: the next gang of 8 fits
 	// nowhere. All its pods stay pending and its claim untouched.
 	pods := e.gang("eval", "gpu8", 8)
 	e.waitUnschedulable(pods[0], "")
