@@ -1,0 +1,31 @@
+// Package nodeallocatable computes what a pod's allocated devices take of
+// a node's allocatable resources (DRANodeAllocatableResources, alpha in
+// Kubernetes 1.37): per claim, the node resources its devices are (a
+// device's mapping: a multiple of the consumed capacity, or of the device
+// count) and what they cost besides (overhead per pod and per container),
+// as the pod status's nodeAllocatableResourceClaimStatuses that the
+// scheduler records and kubelet and the scheduler's resource accounting
+// read.
+//
+// # Design
+//
+// It knows nothing of the scheduler framework: the caller supplies the
+// allocations and a DeviceLookup for the specs of allocated devices, and
+// gets statuses in the exact form the in-tree DynamicResources plugin
+// writes them (claims and resources sorted by name, containers in the
+// pod's order, init containers first), so that the pod status does not
+// depend on which plugin scheduled the pod.
+//
+// # Invariants
+//
+//   - A mapped quantity counts once per claim; overhead per pod and per
+//     container is summed over the claim's devices.
+//   - A mapping by capacity whose key the result did not consume adds
+//     nothing; one on a result that consumed no capacity at all is an
+//     error, as in-tree.
+//   - A claim none of whose devices names node-allocatable resources has
+//     no status.
+//
+// See docs/design/node-allocatable-resources.md for where the scheduler
+// plugin uses it.
+package nodeallocatable
