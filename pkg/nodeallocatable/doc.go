@@ -10,7 +10,10 @@
 // # Design
 //
 // It knows nothing of the scheduler framework: the caller supplies the
-// allocations and a DeviceLookup for the specs of allocated devices, and
+// allocations and a DeviceLookup for the specs of allocated devices
+// (SliceDevices finds them among ResourceSlices as the in-tree plugin
+// does: the node's slices, slices of all nodes, of a matching selector,
+// and per-device slices whose device selects the node), and
 // gets statuses in the exact form the in-tree DynamicResources plugin
 // writes them (claims and resources sorted by name, containers in the
 // pod's order, init containers first), so that the pod status does not

@@ -21,7 +21,7 @@ func device(name string, nar map[v1.ResourceName]resourceapi.NodeAllocatableReso
 	return resourceapi.Device{Name: name, NodeAllocatableResources: nar}
 }
 
-func perDevice(q string) resourceapi.NodeAllocatableResource {
+func multipliedPerDevice(q string) resourceapi.NodeAllocatableResource {
 	return resourceapi.NodeAllocatableResource{Mapping: &resourceapi.NodeAllocatableMapping{DeviceMultiplier: ptr.To(resource.MustParse(q))}}
 }
 
@@ -100,7 +100,7 @@ func TestStatuses(t *testing.T) {
 			name:    "a device multiplier counts once per allocated device",
 			pod:     podUsing(map[string][]string{"c1": {"cpus"}}, "c1"),
 			claims:  []Claim{claim("cpus", allocated(nil, "cpu-0", "cpu-1"))},
-			devices: lookup(device("cpu-0", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: perDevice("8")}), device("cpu-1", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: perDevice("8")})),
+			devices: lookup(device("cpu-0", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("8")}), device("cpu-1", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("8")})),
 			want:    []v1.NodeAllocatableResourceClaimStatus{{ResourceClaimName: "cpus", Containers: []string{"c1"}, Mapping: []v1.NodeAllocatableMappedResources{mapped(v1.ResourceCPU, "16")}}},
 		},
 		{
@@ -151,8 +151,8 @@ func TestStatuses(t *testing.T) {
 			claims: []Claim{
 				claim("b", allocated(nil, "cpu-0")), claim("a", allocated(nil, "cpu-1")), claim("plain", allocated(nil, "nic-0")), claim("pending", nil),
 			},
-			devices: lookup(device("cpu-0", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: perDevice("1")}),
-				device("cpu-1", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: perDevice("2")}), device("nic-0", nil)),
+			devices: lookup(device("cpu-0", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("1")}),
+				device("cpu-1", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("2")}), device("nic-0", nil)),
 			want: []v1.NodeAllocatableResourceClaimStatus{
 				{ResourceClaimName: "a", Containers: []string{}, Mapping: []v1.NodeAllocatableMappedResources{mapped(v1.ResourceCPU, "2")}},
 				{ResourceClaimName: "b", Containers: []string{"c1"}, Mapping: []v1.NodeAllocatableMappedResources{mapped(v1.ResourceCPU, "1")}},
@@ -190,7 +190,7 @@ func TestStatuses(t *testing.T) {
 
 func TestHasMapping(t *testing.T) {
 	devices := lookup(
-		device("mapped", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: perDevice("1")}),
+		device("mapped", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("1")}),
 		device("overhead-only", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceMemory: {Overhead: &resourceapi.NodeAllocatableOverhead{PerPod: ptr.To(resource.MustParse("1Gi"))}}}),
 	)
 	for _, tc := range []struct {
