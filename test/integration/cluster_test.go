@@ -22,9 +22,10 @@ import (
 // waitTimeout bounds every wait for the cluster to reach a state.
 const waitTimeout = 60 * time.Second
 
-// inTreeConfig is a dra-scheduler profile in which kube-scheduler's in-tree
-// DynamicResources plugin allocates devices (enabled by default).
-const inTreeConfig = `
+// configHeader starts every test configuration: no leader election, and a
+// first profile named dra-scheduler, which the tests' pods select; a
+// configuration continues it with that profile's plugins.
+const configHeader = `
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 leaderElection:
@@ -33,17 +34,14 @@ profiles:
 - schedulerName: dra-scheduler
 `
 
+// inTreeConfig is a dra-scheduler profile in which kube-scheduler's in-tree
+// DynamicResources plugin allocates devices (enabled by default).
+const inTreeConfig = configHeader
+
 // draConfig is a dra-scheduler profile in which our DRAAllocator plugin
 // replaces the in-tree DynamicResources plugin, plus two profiles that
 // differ only in the scoring strategy (pods pick one by schedulerName).
-const draConfig = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: dra-scheduler
-  plugins:
+const draConfig = configHeader + `  plugins:
     multiPoint:
       enabled: [{name: DRAAllocator}]
       disabled: [{name: DynamicResources}]

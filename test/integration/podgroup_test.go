@@ -23,14 +23,7 @@ import (
 // podGroupConfig is draConfig's first profile ordered as the shipped one:
 // DRAAllocator's PostFilter and PodGroupPostFilter run before
 // DefaultPreemption's, as the in-tree plugin's do by default.
-const podGroupConfig = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: dra-scheduler
-  plugins:
+const podGroupConfig = configHeader + `  plugins:
     multiPoint:
       enabled: [{name: DRAAllocator, weight: 2}, {name: DefaultPreemption}]
       disabled: [{name: DynamicResources}, {name: DefaultPreemption}]

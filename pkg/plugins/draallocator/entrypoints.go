@@ -112,8 +112,7 @@ func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState,
 	if err != nil {
 		return
 	}
-	group, _ := getGroupState(cs)
-	if pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle() {
+	if pl.releaseAttempt(logger, cs, s) {
 		pl.requeue.changed()
 	}
 }

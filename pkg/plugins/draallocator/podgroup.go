@@ -110,25 +110,18 @@ func (pl *DRAAllocator) podGroup(pod *v1.Pod) (*schedulingapi.PodGroup, error) {
 	return pl.handle.SnapshotSharedLister().PodGroups().Get(pod.Namespace, *pod.Spec.SchedulingGroup.PodGroupName)
 }
 
-// consumers returns for each of the pod's claims (podClaims' order) whom
-// PreBind reserves it for: the pod, or its PodGroup for a claim the
-// PodGroup declares (DRAWorkloadResourceClaims).
-func (pl *DRAAllocator) consumers(pod *v1.Pod) ([]resourceapi.ResourceClaimConsumerReference, error) {
+// consumers returns for each of the pod's claims, given by the pod's
+// entries they come from (podClaimsAndEntries), whom PreBind reserves it
+// for: the pod, or its PodGroup for a claim the PodGroup declares
+// (DRAWorkloadResourceClaims).
+func (pl *DRAAllocator) consumers(pod *v1.Pod, entries []*v1.PodResourceClaim) ([]resourceapi.ResourceClaimConsumerReference, error) {
 	group, err := pl.podGroup(pod)
 	if err != nil {
 		return nil, fmt.Errorf("PodGroup of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	out := make([]resourceapi.ResourceClaimConsumerReference, 0, len(pod.Spec.ResourceClaims))
-	for i := range pod.Spec.ResourceClaims {
-		podClaim := &pod.Spec.ResourceClaims[i]
-		// The same entries as podClaims: a template that generated no
-		// claim has none.
-		if name, _, err := resourceclaim.Name(pod, podClaim); err != nil {
-			return nil, err
-		} else if name == nil {
-			continue
-		}
-		ref, err := resourceclaim.BindTo(pod, group, podClaim)
+	out := make([]resourceapi.ResourceClaimConsumerReference, 0, len(entries))
+	for _, entry := range entries {
+		ref, err := resourceclaim.BindTo(pod, group, entry)
 		if err != nil {
 			return nil, err
 		}

@@ -107,16 +107,11 @@ func (pl *DRAAllocator) deallocateUnavailableGroupClaim(ctx context.Context, gro
 		return nil
 	}
 	for _, s := range group.pods {
-		s.mu.Lock()
-		unavailable := s.unavailable.UnsortedList()
-		s.mu.Unlock()
-		for _, i := range unavailable {
-			claim := s.claims[i]
-			if claim.Status.Allocation == nil || freed.Has(claim.UID) {
-				continue // nothing written (a shared pending allocation), or freed already
+		for _, claim := range s.unavailableAllocated() {
+			if freed.Has(claim.UID) {
+				continue
 			}
-			reservedFor := claim.Status.ReservedFor
-			if len(reservedFor) == 0 || len(reservedFor) == 1 && reservedFor[0].UID == podGroup.UID {
+			if heldOnlyBy(claim, podGroup.UID) {
 				if err := pl.deallocate(ctx, claim); err != nil {
 					return statusError(klog.FromContext(ctx), err)
 				}

@@ -20,11 +20,20 @@ import (
 // pod cannot be scheduled yet: a claim is missing, being deleted or not
 // owned by the pod.
 func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
+	claims, _, err := pl.podClaimsAndEntries(pod)
+	return claims, err
+}
+
+// podClaimsAndEntries is podClaims with, for each claim, the pod's entry
+// (pod.Spec.ResourceClaims) it comes from.
+func (pl *DRAAllocator) podClaimsAndEntries(pod *v1.Pod) ([]*resourceapi.ResourceClaim, []*v1.PodResourceClaim, error) {
 	claims := make([]*resourceapi.ResourceClaim, 0, len(pod.Spec.ResourceClaims))
+	entries := make([]*v1.PodResourceClaim, 0, len(pod.Spec.ResourceClaims))
 	for i := range pod.Spec.ResourceClaims {
-		name, mustCheckOwner, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		entry := &pod.Spec.ResourceClaims[i]
+		name, mustCheckOwner, err := resourceclaim.Name(pod, entry)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if name == nil {
 			// No claim needed (a template that generated nothing).
@@ -32,19 +41,20 @@ func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, er
 		}
 		claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, *name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if claim.DeletionTimestamp != nil {
-			return nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
+			return nil, nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
 		}
 		if mustCheckOwner {
 			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		claims = append(claims, claim)
+		entries = append(entries, entry)
 	}
-	return claims, nil
+	return claims, entries, nil
 }
 
 // preEnqueue: see PreEnqueue.
@@ -81,7 +91,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	if len(pod.Spec.ResourceClaims) == 0 && s.ext == nil {
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
-	claims, err := pl.podClaims(pod)
+	claims, entries, err := pl.podClaimsAndEntries(pod)
 	if err != nil {
 		return nil, statusUnschedulable(logger, err.Error())
 	}
@@ -89,7 +99,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	if pl.fts.EnableDRAWorkloadResourceClaims {
-		if s.consumers, err = pl.consumers(pod); err != nil {
+		if s.consumers, err = pl.consumers(pod, entries); err != nil {
 			return nil, statusUnschedulable(logger, err.Error())
 		}
 	}
@@ -103,23 +113,15 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 				return nil, statusUnschedulable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 			}
-			if sel := claim.Status.Allocation.NodeSelector; sel != nil {
-				ns, err := nodeaffinity.NewNodeSelector(sel)
-				if err != nil {
-					return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the allocation: %w", klog.KObj(claim), err))
-				}
-				s.availableOnNodes[i] = ns
+			if s.availableOnNodes[i], err = availableOn(claim.Status.Allocation); err != nil {
+				return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the allocation: %w", klog.KObj(claim), err))
 			}
 			continue
 		}
 		// Allocated for an earlier pod of this pod-group cycle? Share it.
 		if pending := group.pendingFor(pl.draManager.ResourceClaims(), claim); pending != nil {
-			if sel := pending.NodeSelector; sel != nil {
-				ns, err := nodeaffinity.NewNodeSelector(sel)
-				if err != nil {
-					return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the pending allocation: %w", klog.KObj(claim), err))
-				}
-				s.availableOnNodes[i] = ns
+			if s.availableOnNodes[i], err = availableOn(pending); err != nil {
+				return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the pending allocation: %w", klog.KObj(claim), err))
 			}
 			s.allocation[i] = pending
 			s.reused = append(s.reused, i)
@@ -156,6 +158,15 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
 	}
 	return nil, nil
+}
+
+// availableOn is the node selector of an allocation's devices; nil when
+// they are usable on every node.
+func availableOn(alloc *resourceapi.AllocationResult) (*nodeaffinity.NodeSelector, error) {
+	if alloc.NodeSelector == nil {
+		return nil, nil
+	}
+	return nodeaffinity.NewNodeSelector(alloc.NodeSelector)
 }
 
 // checkClasses checks that every class a claim's requests name exists. A

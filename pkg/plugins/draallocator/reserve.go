@@ -147,6 +147,18 @@ func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData, group 
 	return released
 }
 
+// releaseAttempt releases the attempt's in-flight allocations
+// (releaseInFlight) and reports whether waiting pods should be retried:
+// not when a pod-group cycle reverts its trial reservations as it ends,
+// since no devices were really freed.
+func (pl *DRAAllocator) releaseAttempt(logger klog.Logger, cs fwk.CycleState, s *stateData) bool {
+	group, err := getGroupState(cs)
+	if err != nil {
+		logger.Error(err, "Reading the pod-group cycle state failed")
+	}
+	return pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle()
+}
+
 // unreserve releases in-flight allocations and removes the pod from the
 // reservations PreBind may have written. It is idempotent.
 func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
@@ -155,13 +167,7 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		return
 	}
 	logger := klog.FromContext(ctx)
-	group, err := getGroupState(cs)
-	if err != nil {
-		logger.Error(err, "Reading the pod-group cycle state failed", "pod", klog.KObj(pod))
-	}
-	// A pod-group cycle reverts its trial reservations when it ends: no
-	// devices were really freed, so waiting pods stay where they are.
-	if pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle() {
+	if pl.releaseAttempt(logger, cs, s) {
 		defer pl.requeue.changed()
 	}
 	for _, claim := range s.claims {
@@ -240,22 +246,12 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 // too, without a second, conflicting write.
 func (pl *DRAAllocator) freeClaims(ctx context.Context, pod *v1.Pod, s *stateData, freed sets.Set[types.UID]) (found bool, status *fwk.Status) {
 	logger := klog.FromContext(ctx)
-	s.mu.Lock()
-	unavailable := s.unavailable.UnsortedList()
-	s.mu.Unlock()
 	// Any order will do; there is no better heuristic than the first.
-	for _, i := range unavailable {
-		claim := s.claims[i]
-		if claim.Status.Allocation == nil {
-			// A pending allocation shared in a pod-group cycle that some
-			// node could not use: nothing is written to free.
-			continue
-		}
+	for _, claim := range s.unavailableAllocated() {
 		if freed.Has(claim.UID) {
 			return true, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
 		}
-		if len(claim.Status.ReservedFor) == 0 ||
-			len(claim.Status.ReservedFor) == 1 && claim.Status.ReservedFor[0].UID == pod.UID {
+		if heldOnlyBy(claim, pod.UID) {
 			if err := pl.deallocate(ctx, claim); err != nil {
 				return true, statusError(logger, err)
 			}
@@ -272,6 +268,12 @@ func (pl *DRAAllocator) freeClaims(ctx context.Context, pod *v1.Pod, s *stateDat
 		return true, fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed")
 	}
 	return false, fwk.NewStatus(fwk.Unschedulable)
+}
+
+// heldOnlyBy reports a claim reserved for nobody or for consumer alone.
+func heldOnlyBy(claim *resourceapi.ResourceClaim, consumer types.UID) bool {
+	r := claim.Status.ReservedFor
+	return len(r) == 0 || len(r) == 1 && r[0].UID == consumer
 }
 
 // deallocate removes a claim's allocation and reservations.

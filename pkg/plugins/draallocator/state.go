@@ -81,6 +81,22 @@ func (s *stateData) takeInFlight() []*resourceapi.ResourceClaim {
 	return claims
 }
 
+// unavailableAllocated returns the allocated claims that some node could
+// not use, the candidates for deallocation. A shared pending allocation
+// (reused) that some node could not use is not among them: nothing is
+// written to free.
+func (s *stateData) unavailableAllocated() []*resourceapi.ResourceClaim {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*resourceapi.ResourceClaim
+	for i := range s.unavailable {
+		if claim := s.claims[i]; claim.Status.Allocation != nil {
+			out = append(out, claim)
+		}
+	}
+	return out
+}
+
 // cachedResults returns the devices found for a node, if searched already.
 func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, bool) {
 	s.mu.Lock()
