@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"k8s.io/component-base/featuregate"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
@@ -21,12 +20,11 @@ type unsupportedGate struct {
 	missing string
 }
 
-// unsupportedGates lists them, in the order the refusal names them.
+// unsupportedGates lists them, in the order the refusal names them. None
+// of Kubernetes 1.37's: DRAAllocator implements every DRA gate. The list
+// is where a gate of a later release goes until it does.
 func unsupportedGates() []unsupportedGate {
-	return []unsupportedGate{
-		{features.DRANodeAllocatableResources, func(f feature.Features) bool { return f.EnableDRANodeAllocatableResources },
-			"devices' node-allocatable resources (cpu, memory) checked against the node and recorded in the pod"},
-	}
+	return nil
 }
 
 // Unsupported returns the feature gates DRAAllocator refuses to start

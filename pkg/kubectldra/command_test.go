@@ -117,8 +117,6 @@ func TestBadArgumentsAreRefusedWithTheFix(t *testing.T) {
 		{"an unknown policy", []string{"explain", "pod", "trainer", "--from", dump, "--policy", "BestFit"}, `--policy "BestFit": want FirstFit or Packing`},
 		{"an unknown scoring strategy", []string{"explain", "pod", "trainer", "--from", dump, "--scoring", "Random"}, `--scoring "Random"`},
 		{"an unknown feature gate", []string{"explain", "pod", "trainer", "--from", dump, "--feature-gates", "NoSuchGate=true"}, "--feature-gates: unrecognized feature gate: NoSuchGate"},
-		{"a feature gate dra-scheduler refuses to start with", []string{"explain", "pod", "trainer", "--from", dump, "--feature-gates", "DRANodeAllocatableResources=true"},
-			"--feature-gates: dra-scheduler would not start with these: the feature gates DRANodeAllocatableResources are on, but DRAAllocator does not implement them yet"},
 		{"a pod the dump lacks", []string{"explain", "pod", "nope", "-n", "team", "--from", dump}, "kubectl get pod nope -n team -o yaml"},
 		{"a missing file", []string{"usage", "--from", filepath.Join(t.TempDir(), "missing.yaml")}, "missing.yaml"},
 	} {

@@ -43,6 +43,22 @@ func HasMapping(alloc *resourceapi.AllocationResult, devices DeviceLookup) bool 
 	return false
 }
 
+// DeclaresNodeResources reports whether an allocated device of the
+// allocation names node resources (a mapping or an overhead): only such
+// claims get a status. Devices the lookup fails on are skipped, as
+// in-tree.
+func DeclaresNodeResources(alloc *resourceapi.AllocationResult, devices DeviceLookup) bool {
+	if alloc == nil {
+		return false
+	}
+	for i := range alloc.Devices.Results {
+		if device, err := devices(&alloc.Devices.Results[i]); err == nil && device != nil && len(device.NodeAllocatableResources) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Statuses returns the pod's nodeAllocatableResourceClaimStatuses for the
 // claims: one per claim with a device that names node resources, its
 // mapped quantities and overheads, and the pod's containers that use it

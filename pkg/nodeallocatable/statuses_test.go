@@ -188,24 +188,29 @@ func TestStatuses(t *testing.T) {
 	}
 }
 
-func TestHasMapping(t *testing.T) {
+func TestHasMappingAndDeclaresNodeResources(t *testing.T) {
 	devices := lookup(
 		device("mapped", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: multipliedPerDevice("1")}),
 		device("overhead-only", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceMemory: {Overhead: &resourceapi.NodeAllocatableOverhead{PerPod: ptr.To(resource.MustParse("1Gi"))}}}),
+		device("plain", nil),
 	)
 	for _, tc := range []struct {
-		name  string
-		alloc *resourceapi.AllocationResult
-		want  bool
+		name                   string
+		alloc                  *resourceapi.AllocationResult
+		wantMapping, wantNamed bool
 	}{
-		{"no allocation maps nothing", nil, false},
-		{"a device with a mapping maps", allocated(nil, "overhead-only", "mapped"), true},
-		{"overhead alone does not map: such a claim may be shared", allocated(nil, "overhead-only"), false},
-		{"a device the lookup cannot find is skipped", allocated(nil, "gone"), false},
+		{"no allocation maps or names nothing", nil, false, false},
+		{"a device with a mapping maps", allocated(nil, "overhead-only", "mapped"), true, true},
+		{"overhead alone does not map (such a claim may be shared) but names node resources", allocated(nil, "overhead-only"), false, true},
+		{"a device without node resources neither maps nor names any", allocated(nil, "plain"), false, false},
+		{"a device the lookup cannot find is skipped", allocated(nil, "gone"), false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := HasMapping(tc.alloc, devices); got != tc.want {
-				t.Errorf("HasMapping = %v, want %v", got, tc.want)
+			if got := HasMapping(tc.alloc, devices); got != tc.wantMapping {
+				t.Errorf("HasMapping = %v, want %v", got, tc.wantMapping)
+			}
+			if got := DeclaresNodeResources(tc.alloc, devices); got != tc.wantNamed {
+				t.Errorf("DeclaresNodeResources = %v, want %v", got, tc.wantNamed)
 			}
 		})
 	}

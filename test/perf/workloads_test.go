@@ -38,14 +38,12 @@ var variants = []string{variantInTree, variantDRAAllocator}
 
 // unsupportedGates are feature gates whose test cases exercise in-tree
 // features that DRAAllocator does not implement: dra-scheduler refuses to
-// start with them on (allocatorfeatures.Unsupported), so such
-// workloads would not compare like with like, and both variants skip
-// them: today DRANodeAllocatableResources. dra_workloadresourceclaims'
-// PodGroup claims run since DRAAllocator implements them;
-// DRAListTypeAttributes' SchedulingWithResourceClaimTemplateListAttributes
-// and DRADeviceCompatibilityGroups' CompatibilityGroups (known failures
-// before: the pod stayed pending where in-tree allocated) run since
-// DRAAllocator implements both.
+// start with them on (allocatorfeatures.Unsupported), so such workloads
+// would not compare like with like, and both variants skip them. None
+// today: DRANodeAllocatableResources was the last (upstream v1.37.2 has
+// no scheduler_perf workload for it); dra_workloadresourceclaims' PodGroup
+// claims, DRAListTypeAttributes' and DRADeviceCompatibilityGroups' cases
+// run for both variants.
 var unsupportedGates = allocatorfeatures.Unsupported()
 
 // knownFailures are upstream test cases ("<topic>/<TestCase>") that

@@ -97,8 +97,9 @@ func (pl *DRAAllocator) Unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 }
 
 // recoverUnreserve, deferred by Unreserve, reports a panic and still
-// releases the attempt's in-flight allocations (without API calls), so
-// that no device stays taken by an attempt that is over.
+// releases the attempt's in-flight allocations and ledger entry (without
+// API calls), so that no device or node resource stays taken by an
+// attempt that is over.
 func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod) {
 	r := recover()
 	if r == nil {
@@ -108,11 +109,10 @@ func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState,
 	_ = report(logger, "Unreserve", pod, r)
 	var status *fwk.Status
 	defer pl.guard.recoverStatus(ctx, "Unreserve", pod, &status)
+	forgot := pl.forgetInFlight(cs, pod)
 	s, err := getState(cs)
-	if err != nil {
-		return
-	}
-	if pl.releaseAttempt(logger, cs, s) {
+	released := err == nil && pl.releaseAttempt(logger, cs, s)
+	if forgot || released {
 		pl.requeue.changed()
 	}
 }

@@ -15,7 +15,7 @@ import (
 // EventsToRegister lists the cluster events that can make a pod this
 // plugin rejected schedulable: the in-tree plugin's list and hints.
 func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
+	events := []fwk.ClusterEventWithHint{
 		// Node labels decide which slices and allocations a node may use,
 		// its declared features whether devices that skip node operations
 		// may be used there (the in-tree plugin does not register the
@@ -30,7 +30,17 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 		{Event: fwk.ClusterEvent{Resource: fwk.DeviceClass, ActionType: fwk.Add | fwk.Update}},
 		// New or changed slices bring devices.
 		{Event: fwk.ClusterEvent{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update}},
-	}, nil
+	}
+	if pl.fts.EnableDRANodeAllocatableResources {
+		// Node resources: a pod rejected for cpu or memory its devices
+		// take, or for what assumed pods' devices take (the ledger), may
+		// fit once a pod leaves the node, or once an assumed pod arrives
+		// bound and the node accounting, not the ledger, counts it (then
+		// NodeResourcesFit judges it again). The in-tree plugin registers
+		// neither: its pods wait for another event.
+		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add | fwk.Delete}})
+	}
+	return events, nil
 }
 
 // isSchedulableAfterClaimChange queues the pod when one of its own claims

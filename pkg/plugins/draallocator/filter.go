@@ -22,6 +22,11 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
 	}
+	// NodeResourcesFit's check again, with what it misses: the in-tree
+	// plugin's place in kube-scheduler puts it first.
+	if st := s.fitsBesideInFlight(nodeInfo); st != nil {
+		return st
+	}
 	if s.empty() {
 		return nil
 	}
@@ -49,6 +54,9 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 				unavailable = append(unavailable, i)
 			}
 		}
+		if s.na != nil && s.na.shareDenied[i] != nil {
+			return s.na.shareDenied[i]
+		}
 	}
 	if len(unavailable) > 0 {
 		s.mu.Lock()
@@ -70,10 +78,21 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	if st != nil {
 		return st
 	}
-	if len(claims) == 0 {
-		return nil
+	if len(claims) > 0 {
+		if st := pl.fitClaims(ctx, s, pod, node, claims, start); st != nil {
+			return st
+		}
 	}
+	if s.na != nil {
+		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo)
+	}
+	return nil
+}
 
+// fitClaims asks the allocator whether the claims fit on the node,
+// explaining why not when they do not.
+func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.Node, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
+	logger := klog.FromContext(ctx)
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.
 	var timeout time.Duration

@@ -97,10 +97,19 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 			podGroupManager.AddPodGroupMember(pod)
 		}
 	}
-	snapshot := internalcache.NewTestSnapshotWithPodGroups(nil, nodes, podGroups)
+	// Pods with a node are the node's (bound or assumed).
+	var placed []*v1.Pod
+	for _, obj := range objs {
+		if pod, ok := obj.(*v1.Pod); ok && pod.Spec.NodeName != "" {
+			placed = append(placed, pod)
+		}
+	}
+	snapshot := internalcache.NewTestSnapshotWithPodGroups(placed, nodes, podGroups)
 	for _, node := range nodes {
-		info := framework.NewNodeInfo()
-		info.SetNode(node)
+		info, err := snapshot.NodeInfos().Get(node.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
 		h.nodes = append(h.nodes, info)
 	}
 

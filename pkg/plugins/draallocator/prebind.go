@@ -75,6 +75,11 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 	if st := pl.bindExtendedClaim(ctx, s, pod); st != nil {
 		return st
 	}
+	if s.na != nil {
+		if st := pl.patchNodeAllocatableStatus(ctx, s, pod, nodeName); st != nil {
+			return st
+		}
+	}
 
 	if !pl.bindingConditionsEnabled() || !hasBindingConditions(s.boundClaims()) {
 		return nil

@@ -14,6 +14,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 )
 
 // podClaims returns the pod's claims in spec order. Its error means the
@@ -76,7 +77,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	defer func() { observe(pl.latency.preFilter, start, status) }()
 	logger := klog.FromContext(ctx)
 
-	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
+	s := &stateData{results: map[string][]resourceapi.AllocationResult{}, nodeStatuses: map[string][]v1.NodeAllocatableResourceClaimStatus{}}
 	cs.Write(stateKey, s)
 	// Before anything may fail: PodGroupPostFilter looks at every pod.
 	group, err := joinGroupState(cs, pod, s)
@@ -88,15 +89,18 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	s.ext = ext
+	if pl.fts.EnableDRANodeAllocatableResources {
+		pl.viewLedger(s, pod)
+	}
 	if len(pod.Spec.ResourceClaims) == 0 && s.ext == nil {
-		return nil, fwk.NewStatus(fwk.Skip)
+		return nil, s.skip()
 	}
 	claims, entries, err := pl.podClaimsAndEntries(pod)
 	if err != nil {
 		return nil, statusUnschedulable(logger, err.Error())
 	}
 	if len(claims) == 0 && s.ext == nil {
-		return nil, fwk.NewStatus(fwk.Skip)
+		return nil, s.skip()
 	}
 	if pl.fts.EnableDRAWorkloadResourceClaims {
 		if s.consumers, err = pl.consumers(pod, entries); err != nil {
@@ -139,6 +143,11 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.toAllocate = append(s.toAllocate, i)
 		s.toAllocateClaims = append(s.toAllocateClaims, claim)
 	}
+	if pl.fts.EnableDRANodeAllocatableResources {
+		if err := pl.prepareNodeAllocatable(s, pod, entries, group); err != nil {
+			return nil, statusError(logger, err)
+		}
+	}
 	if len(s.toAllocate) == 0 && s.ext == nil {
 		// Nothing to allocate: Reserve may still share pending
 		// allocations.
@@ -158,6 +167,29 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
 	}
 	return nil, nil
+}
+
+// viewLedger gives the cycle the ledger's entries and, when there are
+// any, the pod's own requests to check against them.
+func (pl *DRAAllocator) viewLedger(s *stateData, pod *v1.Pod) {
+	s.ledger = pl.ledger.view(pl.handle.SnapshotSharedLister().NodeInfos())
+	if s.ledger == nil {
+		return
+	}
+	// A pod being scheduled has no statuses: this is its spec's requests.
+	own, _ := nodeallocatable.Demand(pod, nil, pl.nodeAllocatableFeatures())
+	s.ownRequest = nodeallocatable.AmountsOf(own)
+	pl.requeue.seen(pod)
+}
+
+// skip is PreFilter's answer for a pod the plugin has no claims to handle
+// for: Skip, unless assumed pods' devices take node resources the node
+// accounting misses; then Filter checks the pod's requests against them.
+func (s *stateData) skip() *fwk.Status {
+	if s.ledger != nil {
+		return nil
+	}
+	return fwk.NewStatus(fwk.Skip)
 }
 
 // availableOn is the node selector of an allocation's devices; nil when

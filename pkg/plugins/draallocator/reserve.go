@@ -28,7 +28,7 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
 	}
-	if s.empty() || s.alloc == nil && len(s.reused) == 0 {
+	if s.empty() || s.alloc == nil && len(s.reused) == 0 && s.na == nil {
 		return nil
 	}
 	start := time.Now()
@@ -50,6 +50,10 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 			return st
 		}
 		group.share(s.claims[i].UID, pod.UID)
+	}
+	if s.na != nil {
+		// The pod is assumed on the node now, without the statuses.
+		pl.recordInFlight(s, pod, nodeName)
 	}
 	if !cs.IsPodGroupSchedulingCycle() {
 		// A pod-group cycle's reservations are a trial, reverted when it
@@ -159,6 +163,13 @@ func (pl *DRAAllocator) releaseAttempt(logger klog.Logger, cs fwk.CycleState, s 
 	return pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle()
 }
 
+// forgetInFlight removes the pod's ledger entry and reports whether
+// waiting pods should be retried (not when a pod-group cycle reverts its
+// trial). It is idempotent and makes no API calls.
+func (pl *DRAAllocator) forgetInFlight(cs fwk.CycleState, pod *v1.Pod) bool {
+	return pl.ledger.remove(pod.UID) && !cs.IsPodGroupSchedulingCycle()
+}
+
 // unreserve releases in-flight allocations and removes the pod from the
 // reservations PreBind may have written. It is idempotent.
 func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) {
@@ -170,6 +181,10 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 	if pl.releaseAttempt(logger, cs, s) {
 		defer pl.requeue.changed()
 	}
+	if pl.forgetInFlight(cs, pod) {
+		defer pl.requeue.changed()
+	}
+	pl.clearNodeAllocatableStatus(ctx, s, pod)
 	for _, claim := range s.claims {
 		// Only the pod's own entry: other pods of its PodGroup may still
 		// need a reservation for the group.

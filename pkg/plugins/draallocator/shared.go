@@ -41,6 +41,10 @@ type shared struct {
 	guard *guard
 	// latency times the extension points.
 	latency *latencies
+	// ledger holds what assumed pods' devices take of their nodes'
+	// resources while the node accounting misses it
+	// (DRANodeAllocatableResources).
+	ledger *ledger
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
@@ -65,6 +69,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		requeue:   newRequeuer(h, logger),
 		guard:     &guard{logger: logger, hooks: hooks},
 		latency:   newLatencies(),
+		ledger:    newLedger(),
 	}
 	sh.inv.changed = sh.requeue.changed
 	sh.inv.guard = sh.guard

@@ -11,6 +11,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 )
 
 // stateData is one pod's scheduling cycle, written in PreFilter. The
@@ -48,7 +49,22 @@ type stateData struct {
 	toAllocateClaims []*resourceapi.ResourceClaim
 	alloc            *allocator.Allocator
 
+	// na is the pod's node-allocatable accounting; nil unless
+	// DRANodeAllocatableResources is on and a device declares node
+	// resources.
+	na *nodeAllocatableState
+	// ledger is the cycle's view of assumed pods' node-allocatable
+	// resources the node accounting misses (nil when there are none), and
+	// ownRequest the pod's requests to check against it.
+	ledger     ledgerView
+	ownRequest nodeallocatable.Amounts
+
 	mu sync.Mutex
+	// nodeStatuses holds the pod's node-allocatable statuses per node that
+	// passed Filter, when its devices take node resources there.
+	nodeStatuses map[string][]v1.NodeAllocatableResourceClaimStatus
+	// statusPatched says that PreBind sent them to the API server.
+	statusPatched bool
 	// unavailable holds indexes of allocated claims that some node could
 	// not use (PostFilter may deallocate one of them).
 	unavailable sets.Set[int]
