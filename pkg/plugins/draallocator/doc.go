@@ -52,6 +52,13 @@
 //     requeue nobody; claims a PodGroup declares are reserved for the
 //     PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees what
 //     keeps a gang from fitting (podgroup_postfilter.go).
+//   - Devices that are node cpu, memory or hugepages, or cost some
+//     (DRANodeAllocatableResources, nodeallocatable.go over package
+//     nodeallocatable), are checked with the pod's requests against the
+//     node in Filter and recorded in the pod's status in PreBind, as
+//     in-tree. kube-scheduler's assume gives only the in-tree plugin's
+//     assumed pods that status, so an in-flight ledger (ledger.go) holds
+//     what ours take until the bound pod reaches the node accounting.
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a
 //     panic fails only that pod's attempt with an error naming the plugin,
 //     is logged with its stack and counted; Unreserve then releases what
@@ -76,6 +83,12 @@
 //     synchronous phases (PreFilter, Reserve, Unreserve,
 //     PodGroupPostFilter), never by Filter or the binding phase, so it
 //     needs no lock.
+//   - A ledger entry counts on a node only while the node holds the very
+//     copy of the pod Reserve was given (same UID and resource version):
+//     the bound pod, which carries the status, replaces it there, and a
+//     preemption dry run without the pod drops it, so nothing is counted
+//     twice or left over. Unreserve removes the entry; PreFilter drops
+//     entries the snapshot no longer holds.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator
