@@ -25,6 +25,9 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	// NodeResourcesFit's check again, with what it misses: the in-tree
 	// plugin's place in kube-scheduler puts it first.
 	if st := s.fitsBesideInFlight(nodeInfo); st != nil {
+		// Retried when an entry goes (requeuer), since NodeResourcesFit's
+		// events do not reach a pod it did not reject.
+		pl.requeue.seen(pod)
 		return st
 	}
 	if s.empty() {

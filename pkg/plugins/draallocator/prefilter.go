@@ -179,7 +179,6 @@ func (pl *DRAAllocator) viewLedger(s *stateData, pod *v1.Pod) {
 	// A pod being scheduled has no statuses: this is its spec's requests.
 	own, _ := nodeallocatable.Demand(pod, nil, pl.nodeAllocatableFeatures())
 	s.ownRequest = nodeallocatable.AmountsOf(own)
-	pl.requeue.seen(pod)
 }
 
 // skip is PreFilter's answer for a pod the plugin has no claims to handle
