@@ -158,8 +158,11 @@ func addMapping(totals map[v1.ResourceName]resource.Quantity, name v1.ResourceNa
 		}
 		q := consumed.DeepCopy()
 		if m.CapacityMultiplier != nil && !m.CapacityMultiplier.Equal(resource.MustParse("1")) {
+			// AsDec rewrites its receiver: never the slice's own copy,
+			// which other goroutines read.
+			multiplier := m.CapacityMultiplier.DeepCopy()
 			d := q.AsDec()
-			d.Mul(d, m.CapacityMultiplier.AsDec())
+			d.Mul(d, multiplier.AsDec())
 			q = *resource.NewDecimalQuantity(*d, consumed.Format)
 		}
 		add(totals, name, q)

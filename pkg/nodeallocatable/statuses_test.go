@@ -2,6 +2,7 @@ package nodeallocatable
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -213,5 +214,23 @@ func TestHasMappingAndDeclaresNodeResources(t *testing.T) {
 				t.Errorf("DeclaresNodeResources = %v, want %v", got, tc.wantNamed)
 			}
 		})
+	}
+}
+
+func TestStatusesLeaveTheDevicesTheyReadUnchanged(t *testing.T) {
+	// Filter computes statuses on many goroutines from the informer's
+	// copy of a slice: reading must not write to it.
+	dev := device("cores", map[v1.ResourceName]resourceapi.NodeAllocatableResource{v1.ResourceCPU: byCapacity("cores", "2")})
+	before := dev.DeepCopy()
+	consumed := map[resourceapi.QualifiedName]resource.Quantity{"cores": resource.MustParse("3")}
+	statuses, err := Statuses(&v1.Pod{}, []Claim{claim("c", allocated(consumed, "cores"))}, nil, lookup(dev))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses[0].Mapping[0].Quantity; got.Cmp(resource.MustParse("6")) != 0 {
+		t.Errorf("mapped %s cpu, want 6 (3 cores × 2)", got)
+	}
+	if !reflect.DeepEqual(&dev, before) {
+		t.Errorf("the device changed while its statuses were computed:\nbefore %#v\nafter  %#v", before.NodeAllocatableResources[v1.ResourceCPU].Mapping.CapacityMultiplier, dev.NodeAllocatableResources[v1.ResourceCPU].Mapping.CapacityMultiplier)
 	}
 }

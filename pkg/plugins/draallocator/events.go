@@ -36,9 +36,10 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 		// take, or for what assumed pods' devices take (the ledger), may
 		// fit once a pod leaves the node, or once an assumed pod arrives
 		// bound and the node accounting, not the ledger, counts it (then
-		// NodeResourcesFit judges it again). The in-tree plugin registers
-		// neither: its pods wait for another event.
-		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add | fwk.Delete}})
+		// NodeResourcesFit judges it again). Only such pods are queued. The
+		// in-tree plugin registers neither: its pods wait for another event.
+		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add | fwk.Delete},
+			QueueingHintFn: pl.guardHint("AssignedPodQueueingHint", pl.isSchedulableAfterAssignedPodChange)})
 	}
 	return events, nil
 }

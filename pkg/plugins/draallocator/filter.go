@@ -25,9 +25,11 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	// NodeResourcesFit's check again, with what it misses: the in-tree
 	// plugin's place in kube-scheduler puts it first.
 	if st := s.fitsBesideInFlight(nodeInfo); st != nil {
-		// Retried when an entry goes (requeuer), since NodeResourcesFit's
-		// events do not reach a pod it did not reject.
+		// Retried when an entry goes (requeuer) or an assigned pod comes
+		// or goes, since NodeResourcesFit's events do not reach a pod it
+		// did not reject.
 		pl.requeue.seen(pod)
+		pl.shortOfNodeResources.add(pod.UID)
 		return st
 	}
 	if s.empty() {
@@ -87,7 +89,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		}
 	}
 	if s.na != nil {
-		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo)
+		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo, start)
 	}
 	return nil
 }
@@ -98,10 +100,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, pod *v1.Pod
 	logger := klog.FromContext(ctx)
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.
-	var timeout time.Duration
-	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
-		timeout = pl.args.FilterTimeout.Duration
-	}
+	timeout := pl.filterTimeout()
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
 	fits, err := s.alloc.FitsWithin(ctx, node, claims, timeout)
@@ -127,6 +126,14 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, pod *v1.Pod
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	return nil
+}
+
+// filterTimeout is how long one Filter may search; zero: no limit.
+func (pl *DRAAllocator) filterTimeout() time.Duration {
+	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
+		return pl.args.FilterTimeout.Duration
+	}
+	return 0
 }
 
 // nodeClaims returns the claims to allocate on the node: the pod's

@@ -56,29 +56,65 @@ func (l *ledger) remove(pod types.UID) bool {
 	return ok
 }
 
-// view returns the entries a scheduling cycle must count, by node, after
-// dropping those the snapshot no longer holds as assumed: the pod is gone
-// from its node (deleted, forgotten) or the node holds a newer copy of it
-// (the bound pod, counted by the cache).
-func (l *ledger) view(nodes fwk.NodeInfoLister) ledgerView {
+// sweep drops the entries the scheduler's snapshot no longer holds as
+// assumed: the pod is gone from its node (deleted) or the node holds a
+// newer copy of it (the bound pod, which the node accounting counts). Only
+// a snapshot just copied from the scheduler's cache may be swept: pod-group
+// preemption removes victims from the snapshot for a while, and their
+// entries must outlive that.
+func (l *ledger) sweep(nodes fwk.NodeInfoLister) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for uid, e := range l.entries {
+		if nodeInfo, err := nodes.Get(e.node); err != nil || !holdsCopy(nodeInfo, e) {
+			delete(l.entries, uid)
+		}
+	}
+}
+
+// view returns the entries by node, for a scheduling cycle; nil when
+// there are none. Filter counts those the node info it is given holds.
+func (l *ledger) view() ledgerView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.entries) == 0 {
 		return nil
 	}
 	v := ledgerView{}
-	for uid, e := range l.entries {
-		nodeInfo, err := nodes.Get(e.node)
-		if err != nil || !holdsCopy(nodeInfo, e) {
-			delete(l.entries, uid)
-			continue
-		}
+	for _, e := range l.entries {
 		v[e.node] = append(v[e.node], e)
 	}
-	if len(v) == 0 {
-		return nil
-	}
 	return v
+}
+
+// podSet is a set of pods by UID, safe for concurrent use, that forgets
+// everything once it holds limit pods: a pod deleted while recorded is
+// never taken, and the set must not grow without bound.
+type podSet struct {
+	limit int
+	mu    sync.Mutex
+	uids  map[types.UID]struct{}
+}
+
+func newPodSet(limit int) *podSet { return &podSet{limit: limit, uids: map[types.UID]struct{}{}} }
+
+// add records a pod.
+func (p *podSet) add(uid types.UID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.uids) >= p.limit {
+		clear(p.uids)
+	}
+	p.uids[uid] = struct{}{}
+}
+
+// take forgets a pod and reports whether it was recorded.
+func (p *podSet) take(uid types.UID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.uids[uid]
+	delete(p.uids, uid)
+	return ok
 }
 
 // ledgerView is a cycle's copy of the ledger, by node name.

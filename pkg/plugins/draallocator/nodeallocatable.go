@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -112,7 +113,7 @@ func heldByOthers(pod *v1.Pod, claim *resourceapi.ResourceClaim, group *groupSta
 // that the pod's requests with what its devices take there fit the node's
 // free resources, less what assumed pods' devices take (the ledger), and
 // keeps the pod's statuses for that node.
-func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	allocs := make([]*resourceapi.AllocationResult, len(s.claims))
@@ -122,9 +123,23 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		}
 	}
 	if len(s.toAllocate) > 0 {
-		// The devices Reserve will take: the first the search finds.
-		results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
-		if err != nil {
+		// The devices Reserve will take: the first the search finds,
+		// within what is left of Filter's time budget.
+		searchCtx := ctx
+		if timeout := pl.filterTimeout(); timeout > 0 {
+			var cancel context.CancelFunc
+			searchCtx, cancel = context.WithDeadline(ctx, start.Add(timeout))
+			defer cancel()
+		}
+		results, err := pl.nodeResults(searchCtx, s, pod, nodeInfo)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		case ctx.Err() != nil:
+			// The scheduler found enough nodes and stopped the others'
+			// Filter: not this pod's failure.
+			return statusUnschedulable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		case err != nil:
 			return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 		}
 		for j, i := range s.toAllocate {
@@ -146,7 +161,8 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	}
 	statuses, err := nodeallocatable.Statuses(pod, claims, s.na.podClaims, devices)
 	if err != nil {
-		return statusError(logger, fmt.Errorf("node %s: node-allocatable resources of pod %s: %w", node.Name, klog.KObj(pod), err))
+		// In-tree's message: the claim, device and driver.
+		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	demand, err := nodeallocatable.Demand(pod, statuses, pl.nodeAllocatableFeatures())
 	var budget *nodeallocatable.BudgetError
@@ -157,6 +173,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		return statusError(logger, err)
 	}
 	if st := shortfall(nodeallocatable.AmountsOf(demand), nodeInfo, s.ledger.uncounted(nodeInfo)); st != nil {
+		pl.shortOfNodeResources.add(pod.UID)
 		return st
 	}
 	s.mu.Lock()
@@ -191,6 +208,18 @@ func shortfall(demand nodeallocatable.Amounts, nodeInfo fwk.NodeInfo, inFlight n
 		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reasons...)
 	}
 	return fwk.NewStatus(fwk.Unschedulable, reasons...)
+}
+
+// isSchedulableAfterAssignedPodChange queues a pod Filter turned away for
+// node resources when an assigned pod is added (the bound copy of an
+// assumed pod: the ledger no longer counts it, the node accounting does)
+// or deleted (its resources freed); other pods wait for their own events.
+func (pl *DRAAllocator) isSchedulableAfterAssignedPodChange(logger klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if pl.shortOfNodeResources.take(pod.UID) {
+		logger.V(5).Info("An assigned pod came or went, retrying a pod short of node resources", "pod", klog.KObj(pod))
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
 }
 
 // amounts converts the scheduler's resource totals.

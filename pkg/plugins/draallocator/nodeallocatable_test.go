@@ -1,8 +1,11 @@
 package draallocator
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
@@ -13,8 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
@@ -220,5 +225,89 @@ func TestAClaimWhoseDeviceIsNodeCPUIsNotSharedButOneWithOnlyOverheadIs(t *testin
 	c, st = h.filter(pl, sharer)
 	if st != nil || len(c.feasible) != 1 || c.feasible[0] != "big" {
 		t.Errorf("a second pod of the overhead-only claim fits on %v (PreFilter %v), want big", c.feasible, st)
+	}
+}
+
+func TestANodeWhoseFilterTheSchedulerStopsIsUnschedulableNotAnError(t *testing.T) {
+	withNodeAllocatable(t)
+	nodes, objs := cpuDeviceCluster()
+	pod := cpuPod("p", "1")
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
+	pl := h.plugins[0]
+	cs := framework.NewCycleState()
+	if _, st := pl.PreFilter(h.ctx, cs, pod, h.nodes); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	s, err := getState(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scheduler cancels the Filter of the remaining nodes once it has
+	// found enough feasible ones, here after the devices were found to fit
+	// and before they are searched for the node-allocatable check.
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	cancel(errors.New("findNodesThatPassFilters has found enough nodes"))
+	st := pl.filterNodeAllocatable(ctx, s, pod, h.nodes[0], time.Now())
+	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "asked by caller to stop allocating devices") {
+		t.Errorf("Filter with a stopped context = %v, want UnschedulableAndUnresolvable, asked to stop (an error would send the pod to backoff)", st)
+	}
+}
+
+func TestTheLedgerIsSweptOnlyOfPodsTheSnapshotNoLongerHoldsAsAssumed(t *testing.T) {
+	node := objects.MakeNode("n").Obj()
+	assumed := func(name, rv string) *v1.Pod {
+		pod := objects.MakePod(name, testNamespace).Obj()
+		pod.UID, pod.ResourceVersion, pod.Spec.NodeName = types.UID(name), rv, "n"
+		return pod
+	}
+	entry := func(name string) ledgerEntry {
+		return ledgerEntry{pod: types.UID(name), resourceVersion: "1", node: "n", delta: nodeallocatable.Amounts{MilliCPU: 1000}}
+	}
+	l := newLedger()
+	for _, name := range []string{"still-assumed", "bound", "deleted"} {
+		l.add(entry(name))
+	}
+	// A snapshot that misses a pod (a pod-group preemption's victim,
+	// removed for a while) does not change the view.
+	if v := l.view(); len(v["n"]) != 3 {
+		t.Fatalf("view holds %d entries, want all 3", len(v["n"]))
+	}
+	snapshot := internalcache.NewSnapshot([]*v1.Pod{assumed("still-assumed", "1"), assumed("bound", "2")}, []*v1.Node{node})
+	l.sweep(snapshot.NodeInfos())
+	v := l.view()
+	if len(v["n"]) != 1 || v["n"][0].pod != "still-assumed" {
+		t.Errorf("after the sweep the ledger holds %+v, want only the pod still assumed (the bound one is counted by the node, the deleted one is gone)", v)
+	}
+	info, err := snapshot.NodeInfos().Get("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.uncounted(info); got.MilliCPU != 1000 {
+		t.Errorf("uncounted = %+v, want the assumed pod's 1 cpu", got)
+	}
+	if l.remove("still-assumed"); l.view() != nil {
+		t.Error("view of an empty ledger is not nil")
+	}
+}
+
+func TestOnlyPodsShortOfNodeResourcesAreRetriedWhenAnAssignedPodComesOrGoes(t *testing.T) {
+	pl := &DRAAllocator{shared: &shared{shortOfNodeResources: newPodSet(2)}}
+	short, other := cpuPod("short", "1"), cpuPod("other", "1")
+	pl.shortOfNodeResources.add(short.UID)
+	logger := klog.Background()
+	if hint, _ := pl.isSchedulableAfterAssignedPodChange(logger, other, nil, nil); hint != fwk.QueueSkip {
+		t.Errorf("hint for a pod turned away for something else = %v, want QueueSkip", hint)
+	}
+	if hint, _ := pl.isSchedulableAfterAssignedPodChange(logger, short, nil, nil); hint != fwk.Queue {
+		t.Errorf("hint for a pod short of node resources = %v, want Queue", hint)
+	}
+	if hint, _ := pl.isSchedulableAfterAssignedPodChange(logger, short, nil, nil); hint != fwk.QueueSkip {
+		t.Errorf("second hint for the same pod = %v, want QueueSkip until it is short again", hint)
+	}
+	for _, uid := range []types.UID{"a", "b", "c"} {
+		pl.shortOfNodeResources.add(uid)
+	}
+	if n := len(pl.shortOfNodeResources.uids); n > 2 {
+		t.Errorf("the set holds %d pods, more than its limit of 2", n)
 	}
 }

@@ -3,6 +3,7 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -90,7 +91,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	s.ext = ext
 	if pl.fts.EnableDRANodeAllocatableResources {
-		pl.viewLedger(s, pod)
+		pl.viewLedger(cs, s, pod)
 	}
 	if len(pod.Spec.ResourceClaims) == 0 && s.ext == nil {
 		return nil, s.skip()
@@ -171,14 +172,21 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 
 // viewLedger gives the cycle the ledger's entries and, when there are
 // any, the pod's own requests to check against them.
-func (pl *DRAAllocator) viewLedger(s *stateData, pod *v1.Pod) {
-	s.ledger = pl.ledger.view(pl.handle.SnapshotSharedLister().NodeInfos())
+func (pl *DRAAllocator) viewLedger(cs fwk.CycleState, s *stateData, pod *v1.Pod) {
+	// Recorded again if this attempt, too, finds it short.
+	pl.shortOfNodeResources.take(pod.UID)
+	if !cs.IsPodGroupSchedulingCycle() {
+		pl.ledger.sweep(pl.handle.SnapshotSharedLister().NodeInfos())
+	}
+	s.ledger = pl.ledger.view()
 	if s.ledger == nil {
 		return
 	}
 	// A pod being scheduled has no statuses: this is its spec's requests.
+	// NodeResourcesFit ignores a resource asked for with zero.
 	own, _ := nodeallocatable.Demand(pod, nil, pl.nodeAllocatableFeatures())
 	s.ownRequest = nodeallocatable.AmountsOf(own)
+	maps.DeleteFunc(s.ownRequest.HugePages, func(_ v1.ResourceName, v int64) bool { return v == 0 })
 }
 
 // skip is PreFilter's answer for a pod the plugin has no claims to handle

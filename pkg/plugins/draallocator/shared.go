@@ -22,6 +22,10 @@ import (
 // expression it has seen; this cache only serves compilation.
 const celCacheSize = 1000
 
+// shortOfNodeResourcesLimit bounds shared.shortOfNodeResources: beyond it,
+// the pods recorded wait for other events than an assigned pod's.
+const shortOfNodeResourcesLimit = 10000
+
 // shared is the state of one scheduler's DRAAllocator plugins, whatever
 // the number of profiles enabling it. Profiles share the scheduler's
 // informers, claim assume cache and scheduling queue; sharing the plugin's
@@ -45,6 +49,9 @@ type shared struct {
 	// resources while the node accounting misses it
 	// (DRANodeAllocatableResources).
 	ledger *ledger
+	// shortOfNodeResources are the pods Filter turned away for node
+	// resources, which an assigned pod's arrival or departure may change.
+	shortOfNodeResources *podSet
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
@@ -70,6 +77,8 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		guard:     &guard{logger: logger, hooks: hooks},
 		latency:   newLatencies(),
 		ledger:    newLedger(),
+
+		shortOfNodeResources: newPodSet(shortOfNodeResourcesLimit),
 	}
 	sh.inv.changed = sh.requeue.changed
 	sh.inv.guard = sh.guard
