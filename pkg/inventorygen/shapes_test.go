@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -24,6 +25,7 @@ func realisticShapes() map[string]Cluster {
 		"ExampleDriver":         ExampleDriver(2, false),
 		"ExampleDriver w/ part": ExampleDriver(2, true),
 		"SharedNICs":            SharedNICs(2),
+		"CPUMapped":             CPUMapped(2),
 	}
 }
 
@@ -123,7 +125,8 @@ func TestEveryRealisticShapeRespectsAPILimitsAndKeepsPoolsConsistent(t *testing.
 				if s.Spec.NodeName == nil || c.Node(*s.Spec.NodeName) == nil {
 					t.Errorf("slice %s is not local to a known node", s.Name)
 				}
-				if *s.Spec.NodeName != s.Spec.Pool.Name && name != "SchedulerPerf" {
+				// Upstream's template names pools after slices.
+				if *s.Spec.NodeName != s.Spec.Pool.Name && name != "SchedulerPerf" && name != "CPUMapped" {
 					t.Errorf("slice %s: pool %s is not named after node %s", s.Name, s.Spec.Pool.Name, *s.Spec.NodeName)
 				}
 			}
@@ -382,5 +385,28 @@ func TestClusterHelpersMergeListAndLookUpClasses(t *testing.T) {
 	}
 	if n := len(c.Devices()); n != 24 {
 		t.Errorf("%d devices, want 24", n)
+	}
+}
+
+func TestCPUMappedDevicesAreNodeCPUOnNodesThatDeclareTheFeature(t *testing.T) {
+	c := CPUMapped(2)
+	for _, node := range c.Nodes {
+		if cpu := node.Status.Allocatable.Cpu(); cpu.Cmp(resource.MustParse("64")) != 0 {
+			t.Errorf("node %s has %s cpu allocatable, want 64", node.Name, cpu)
+		}
+		if !slices.Contains(node.Status.DeclaredFeatures, "DRANodeAllocatableResources") {
+			t.Errorf("node %s declares %v, want DRANodeAllocatableResources (the API server refuses its slices otherwise)", node.Name, node.Status.DeclaredFeatures)
+		}
+	}
+	for _, s := range c.Slices {
+		for _, d := range s.Spec.Devices {
+			m := d.NodeAllocatableResources[v1.ResourceCPU].Mapping
+			if m == nil || m.DeviceMultiplier == nil || m.DeviceMultiplier.Cmp(resource.MustParse(CPUMappedPerDevice)) != 0 {
+				t.Errorf("device %s/%s maps cpu as %+v, want %s per device", s.Name, d.Name, m, CPUMappedPerDevice)
+			}
+		}
+	}
+	if len(SchedulerPerf(1, 0).Slices[0].Spec.Devices[0].NodeAllocatableResources) != 0 {
+		t.Error("CPUMapped changed SchedulerPerf's devices")
 	}
 }

@@ -114,13 +114,14 @@ func MergeFeatureGates(base, override FeatureGates) FeatureGates {
 
 // SchedulerFeatureGates returns the feature gates the scheduler of
 // configuration c runs with: ConfigFeatureGates[c] (DefaultConfigFeatureGates
-// when ConfigFeatureGates is nil) under FeatureGates.
+// when ConfigFeatureGates is nil) under the shape's gates under
+// FeatureGates.
 func (o *Options) SchedulerFeatureGates(c Config) FeatureGates {
 	defaults := o.ConfigFeatureGates
 	if defaults == nil {
 		defaults = DefaultConfigFeatureGates()
 	}
-	return MergeFeatureGates(defaults[c], o.FeatureGates)
+	return MergeFeatureGates(MergeFeatureGates(defaults[c], o.Shape.FeatureGates), o.FeatureGates)
 }
 
 // validateFeatureGates checks the given gates, then every configuration's

@@ -156,6 +156,12 @@ func TestSchedulerFeatureGates(t *testing.T) {
 			want: "SchedulerPreQueueingHints=true", wantFlag: []string{"--feature-gates=SchedulerPreQueueingHints=true"}},
 		{name: "the scheduler flags follow the feature gates", opts: Options{SchedulerFlags: []string{"-v=4"}}, config: ConfigOurs,
 			want: "SchedulerPreQueueingHints=true", wantFlag: []string{"--feature-gates=SchedulerPreQueueingHints=true", "-v=4"}},
+		{name: "the shape's gates go to every configuration", opts: Options{Shape: Shape{FeatureGates: FeatureGates{"DRANodeAllocatableResources": true}}}, config: ConfigInTree,
+			want: "DRANodeAllocatableResources=true", wantFlag: []string{"--feature-gates=DRANodeAllocatableResources=true"}},
+		{name: "the shape's gates are merged over ours' defaults and under the given ones", opts: Options{
+			Shape:        Shape{FeatureGates: FeatureGates{"DRANodeAllocatableResources": true, "SchedulerPreQueueingHints": false}},
+			FeatureGates: FeatureGates{"DRANodeAllocatableResources": false}}, config: ConfigOurs,
+			want: "DRANodeAllocatableResources=false,SchedulerPreQueueingHints=false", wantFlag: []string{"--feature-gates=DRANodeAllocatableResources=false,SchedulerPreQueueingHints=false"}},
 		{name: "without gates there is no --feature-gates flag", opts: Options{SchedulerFlags: []string{"-v=4"}}, config: ConfigInTree,
 			want: "", wantFlag: []string{"-v=4"}},
 	}

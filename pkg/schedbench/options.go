@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/kubernetes/pkg/features"
+
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
@@ -79,6 +81,10 @@ type Shape struct {
 	// Selectors its CEL selectors.
 	Class     string
 	Selectors []string
+	// FeatureGates are the gates its objects need, on in the in-process
+	// control plane and in every configuration's scheduler (under the
+	// --feature-gates given).
+	FeatureGates FeatureGates
 }
 
 // Shapes returns the built-in shapes.
@@ -98,6 +104,15 @@ func Shapes() []Shape {
 			Cluster:        inventorygen.NvidiaH100,
 			Class:          inventorygen.ClassNvidiaGPU,
 			Selectors:      []string{inventorygen.GPUMemorySelector("40Gi")},
+		},
+		{
+			Name: "cpu-mapped",
+			Description: "schedperf whose devices are node cpu (DRANodeAllocatableResources, alpha: " + inventorygen.CPUMappedPerDevice +
+				" cpu each, 256Mi memory overhead per pod; nodes of 64 cpu); a pod asks for 1 device of test-class",
+			DevicesPerNode: inventorygen.SchedulerPerfDevicesPerNode,
+			Cluster:        inventorygen.CPUMapped,
+			Class:          inventorygen.ClassSchedulerPerf,
+			FeatureGates:   FeatureGates{string(features.DRANodeAllocatableResources): true},
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -144,6 +145,11 @@ func (o *Options) startTarget(ctx context.Context) (*target, error) {
 		}
 		t.kubeconfig = path
 	} else {
+		// The in-process API server and controllers read this process's
+		// gates.
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(o.Shape.FeatureGates); err != nil {
+			return nil, fmt.Errorf("feature gates of shape %s: %w", o.Shape.Name, err)
+		}
 		cp, err := controlplane.Start(ctx, o.controlPlane())
 		if err != nil {
 			return nil, fmt.Errorf("start control plane: %w", err)
