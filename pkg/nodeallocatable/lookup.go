@@ -16,11 +16,53 @@ import (
 // nil node takes every slice. Pool generations are not compared, as
 // in-tree.
 func SliceDevices(slices []*resourceapi.ResourceSlice, node *v1.Node) DeviceLookup {
-	var candidates []*resourceapi.ResourceSlice
-	for _, slice := range slices {
-		if node == nil || sliceMayHoldNode(slice, node) {
-			candidates = append(candidates, slice)
+	return IndexSlices(slices).On(node)
+}
+
+// Slices are ResourceSlices indexed by the nodes they may hold devices
+// of, to look devices up on many nodes (SliceDevices on each would scan
+// every slice per node). Read-only once built.
+type Slices struct {
+	all []*resourceapi.ResourceSlice
+	// local holds, per node name, the indexes (into all, ascending) of
+	// the slices of that node.
+	local map[string][]int
+	// shared are the other slices' indexes, ascending, with their
+	// compiled node selector (nil: all nodes, or per device).
+	shared []sharedSlice
+}
+
+type sharedSlice struct {
+	index    int
+	selector *nodeaffinity.NodeSelector
+}
+
+// IndexSlices indexes the slices; a slice of no node, all nodes, selected
+// nodes or per-device selection cannot hold any node's devices. An
+// invalid node selector selects nothing.
+func IndexSlices(slices []*resourceapi.ResourceSlice) *Slices {
+	x := &Slices{all: slices, local: map[string][]int{}}
+	for i, slice := range slices {
+		spec := &slice.Spec
+		switch {
+		case spec.NodeName != nil:
+			x.local[*spec.NodeName] = append(x.local[*spec.NodeName], i)
+		case spec.AllNodes != nil && *spec.AllNodes, perDevice(slice):
+			x.shared = append(x.shared, sharedSlice{index: i})
+		case spec.NodeSelector != nil:
+			if sel, err := nodeaffinity.NewNodeSelector(spec.NodeSelector); err == nil {
+				x.shared = append(x.shared, sharedSlice{index: i, selector: sel})
+			}
 		}
+	}
+	return x
+}
+
+// On is SliceDevices on the node (every slice when node is nil).
+func (x *Slices) On(node *v1.Node) DeviceLookup {
+	candidates := x.all
+	if node != nil {
+		candidates = x.candidates(node)
 	}
 	return func(result *resourceapi.DeviceRequestAllocationResult) (*resourceapi.Device, error) {
 		for _, slice := range candidates {
@@ -42,18 +84,25 @@ func SliceDevices(slices []*resourceapi.ResourceSlice, node *v1.Node) DeviceLook
 	}
 }
 
-// sliceMayHoldNode reports a slice whose devices may be on the node.
-func sliceMayHoldNode(slice *resourceapi.ResourceSlice, node *v1.Node) bool {
-	spec := &slice.Spec
-	switch {
-	case spec.NodeName != nil && *spec.NodeName == node.Name:
-		return true
-	case spec.AllNodes != nil && *spec.AllNodes:
-		return true
-	case spec.NodeSelector != nil:
-		return selects(spec.NodeSelector, node)
+// candidates are the slices that may hold the node's devices, in input
+// order (the first match wins, as in-tree).
+func (x *Slices) candidates(node *v1.Node) []*resourceapi.ResourceSlice {
+	local := x.local[node.Name]
+	out := make([]*resourceapi.ResourceSlice, 0, len(local)+len(x.shared))
+	j := 0
+	for _, s := range x.shared {
+		if s.selector != nil && !s.selector.Match(node) {
+			continue
+		}
+		for ; j < len(local) && local[j] < s.index; j++ {
+			out = append(out, x.all[local[j]])
+		}
+		out = append(out, x.all[s.index])
 	}
-	return perDevice(slice)
+	for ; j < len(local); j++ {
+		out = append(out, x.all[local[j]])
+	}
+	return out
 }
 
 func perDevice(slice *resourceapi.ResourceSlice) bool {
@@ -71,14 +120,8 @@ func deviceSelects(device *resourceapi.Device, node *v1.Node) bool {
 	case device.AllNodes != nil && *device.AllNodes:
 		return true
 	case device.NodeSelector != nil:
-		return selects(device.NodeSelector, node)
+		ns, err := nodeaffinity.NewNodeSelector(device.NodeSelector)
+		return err == nil && ns.Match(node)
 	}
 	return false
-}
-
-// selects reports a node selector matching the node; an invalid selector
-// matches nothing.
-func selects(sel *v1.NodeSelector, node *v1.Node) bool {
-	ns, err := nodeaffinity.NewNodeSelector(sel)
-	return err == nil && ns.Match(node)
 }

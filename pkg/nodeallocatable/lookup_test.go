@@ -44,7 +44,15 @@ func TestSliceDevices(t *testing.T) {
 		slice("zone-b", "pool-zone-b", func(s *resourceapi.ResourceSliceSpec) { s.NodeSelector = zoneSelector("b") }, named("fabric-0")),
 		slice("per-device", "pool-pd", func(s *resourceapi.ResourceSliceSpec) { s.PerDeviceNodeSelection = ptr.To(true) },
 			perDeviceOn("mine", "node-1"), perDeviceOn("theirs", "node-2"), resourceapi.Device{Name: "shared", AllNodes: ptr.To(true)}),
+		// The same device twice (an inconsistent pool): the first slice in
+		// input order wins, whether the node's own or a shared one.
+		slice("dup-all-first", "pool-dup", func(s *resourceapi.ResourceSliceSpec) { s.AllNodes = ptr.To(true) }, named("d")),
+		slice("dup-own-second", "pool-dup", onNode("node-1"), named("d")),
+		slice("dup2-own-first", "pool-dup2", onNode("node-1"), named("d")),
+		slice("dup2-all-second", "pool-dup2", func(s *resourceapi.ResourceSliceSpec) { s.AllNodes = ptr.To(true) }, named("d")),
 	}
+	// One index serves every node.
+	index := IndexSlices(slices)
 	for _, tc := range []struct {
 		name     string
 		node     *v1.Node
@@ -62,20 +70,24 @@ func TestSliceDevices(t *testing.T) {
 		{name: "a per-device slice's device for all nodes is found", node: node, pool: "pool-pd", device: "shared", wantFrom: "per-device"},
 		{name: "a per-device slice's device on another node is an error", node: node, pool: "pool-pd", device: "theirs", wantErr: "device theirs does not match node"},
 		{name: "without a node every slice counts", node: nil, pool: "pool-other", device: "dev-0", wantFrom: "other-node"},
+		{name: "a shared slice before the node's own wins", node: node, pool: "pool-dup", device: "d", wantFrom: "dup-all-first"},
+		{name: "the node's own slice before a shared one wins", node: node, pool: "pool-dup2", device: "d", wantFrom: "dup2-own-first"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := SliceDevices(slices, tc.node)(&resourceapi.DeviceRequestAllocationResult{Driver: driver, Pool: tc.pool, Device: tc.device})
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("lookup: %v, %v; want an error saying %q", got, err, tc.wantErr)
+			for _, lookup := range []DeviceLookup{SliceDevices(slices, tc.node), index.On(tc.node)} {
+				got, err := lookup(&resourceapi.DeviceRequestAllocationResult{Driver: driver, Pool: tc.pool, Device: tc.device})
+				if tc.wantErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+						t.Fatalf("lookup: %v, %v; want an error saying %q", got, err, tc.wantErr)
+					}
+					continue
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if from := sliceOf(slices, got); from != tc.wantFrom {
-				t.Errorf("device from slice %q, want %q", from, tc.wantFrom)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if from := sliceOf(slices, got); from != tc.wantFrom {
+					t.Errorf("device from slice %q, want %q", from, tc.wantFrom)
+				}
 			}
 		})
 	}

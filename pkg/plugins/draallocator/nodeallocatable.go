@@ -34,8 +34,9 @@ import (
 // scheduling cycle; nil when the gate is off or no device declares node
 // resources.
 type nodeAllocatableState struct {
-	// slices are the ResourceSlices as PreFilter listed them.
-	slices []*resourceapi.ResourceSlice
+	// slices are the ResourceSlices as PreFilter listed them, indexed by
+	// node.
+	slices *nodeallocatable.Slices
 	// podClaims maps the pod's names for its claims to the claims' UIDs.
 	podClaims map[string]types.UID
 	// shareDenied rejects claims[i] on every node where it is available:
@@ -55,7 +56,7 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		return nil
 	}
 	na := &nodeAllocatableState{
-		slices:      slices,
+		slices:      nodeallocatable.IndexSlices(slices),
 		podClaims:   make(map[string]types.UID, len(entries)),
 		shareDenied: make([]*fwk.Status, len(s.claims)),
 	}
@@ -63,7 +64,7 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		na.podClaims[entry.Name] = s.claims[i].UID
 	}
 	// Which devices are mapped does not depend on the node.
-	anywhere := nodeallocatable.SliceDevices(slices, nil)
+	anywhere := na.slices.On(nil)
 	for i, claim := range s.claims {
 		alloc := claim.Status.Allocation
 		if alloc == nil {
@@ -146,7 +147,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 			allocs[i] = &results[j]
 		}
 	}
-	devices := nodeallocatable.SliceDevices(s.na.slices, node)
+	devices := s.na.slices.On(node)
 	var claims []nodeallocatable.Claim
 	for i, claim := range s.claims {
 		if nodeallocatable.DeclaresNodeResources(allocs[i], devices) {
