@@ -311,3 +311,33 @@ func TestOnlyPodsShortOfNodeResourcesAreRetriedWhenAnAssignedPodComesOrGoes(t *t
 		t.Errorf("the set holds %d pods, more than its limit of 2", n)
 	}
 }
+
+func TestABoundPodWhoseResizeIsDeferredIsLeftToTheOtherPlugins(t *testing.T) {
+	// InPlacePodVerticalScalingSchedulerPreemption (alpha): kube-scheduler
+	// runs a cycle for a bound pod whose resize is deferred; the in-tree
+	// plugin skips it, and so does DRAAllocator.
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.InPlacePodVerticalScalingSchedulerPreemption, true)
+	nodes, objs := cpuDeviceCluster()
+	pod := cpuPod("resizing", "1")
+	pod.Spec.NodeName = "big"
+	pod.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonDeferred}}
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
+	pl := h.plugins[0]
+	cs := framework.NewCycleState()
+	if _, st := pl.PreFilter(h.ctx, cs, pod, h.nodes); !st.IsSkip() {
+		t.Errorf("PreFilter = %v, want Skip", st)
+	}
+	if st := pl.Reserve(h.ctx, cs, pod, "big"); !st.IsSuccess() {
+		t.Errorf("Reserve after the skip = %v, want success doing nothing", st)
+	}
+	if claim := h.claim(testNamespace, "cpus"); claim.Status.Allocation != nil {
+		t.Errorf("the skipped pod's claim got allocated: %+v", claim.Status.Allocation)
+	}
+
+	// Without the gate such a pod is scheduled as any other.
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.InPlacePodVerticalScalingSchedulerPreemption, false)
+	h = newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
+	if _, st := h.plugins[0].PreFilter(h.ctx, framework.NewCycleState(), pod, h.nodes); st.IsSkip() {
+		t.Error("PreFilter skipped the pod with the gate off")
+	}
+}

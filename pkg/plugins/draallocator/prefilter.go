@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
@@ -80,6 +81,11 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 
 	s := &stateData{results: map[string][]resourceapi.AllocationResult{}, nodeStatuses: map[string][]v1.NodeAllocatableResourceClaimStatus{}}
 	cs.Write(stateKey, s)
+	if pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod) {
+		// A bound pod whose resize waits: kube-scheduler looks for room
+		// for the resize (preemption), and its devices stay as they are.
+		return nil, fwk.NewStatus(fwk.Skip)
+	}
 	// Before anything may fail: PodGroupPostFilter looks at every pod.
 	group, err := joinGroupState(cs, pod, s)
 	if err != nil {
