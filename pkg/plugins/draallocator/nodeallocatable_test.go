@@ -136,14 +136,29 @@ func TestAPodAssumedWithADeviceThatIsNodeCPUHoldsThatCPUUntilTheNodeCountsIt(t *
 		t.Fatalf("Reserve: %v", st)
 	}
 
-	// big has 8 cpu; the node accounting counts the assumed pod's 1, the
-	// ledger its device's 4: 3 are left.
+	// Node infos of big as Filter may get them: the snapshot's, holding
+	// the assumed copy; one holding the bound copy instead (a newer
+	// version, counted by the node accounting: it carries no statuses in
+	// this test, so only its own 1 cpu is); one without the pod (a
+	// preemption dry run).
+	bound := assumed.DeepCopy()
+	bound.ResourceVersion = "bound"
+	withBound := framework.NewNodeInfo(bound)
+	withBound.SetNode(nodes[0])
+	without := framework.NewNodeInfo()
+	without.SetNode(nodes[0])
+	insufficient := fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu")
 	for _, tc := range []struct {
-		name, cpu string
-		want      *fwk.Status
+		name string
+		node fwk.NodeInfo
+		cpu  string
+		want *fwk.Status
 	}{
-		{"a pod without claims asking for 4 cpu is turned away as NodeResourcesFit would", "4", fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu")},
-		{"a pod without claims asking for 3 cpu fits", "3", nil},
+		// 8 cpu, 1 counted for the assumed pod, 4 in the ledger: 3 left.
+		{"a pod without claims asking for 4 cpu is turned away as NodeResourcesFit would", h.nodes[0], "4", insufficient},
+		{"a pod without claims asking for 3 cpu fits", h.nodes[0], "3", nil},
+		{"once the node holds the bound pod, the node accounting counts it and the ledger does not", withBound, "4", nil},
+		{"a node without the pod (a preemption dry run) does not count it", without, "8", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plain := objects.MakePod("plain-"+tc.cpu, testNamespace).Requests(tc.cpu, "").Obj()
@@ -151,38 +166,11 @@ func TestAPodAssumedWithADeviceThatIsNodeCPUHoldsThatCPUUntilTheNodeCountsIt(t *
 			if _, st := pl.PreFilter(h.ctx, cs, plain, h.nodes); !st.IsSuccess() {
 				t.Fatalf("PreFilter = %v, want success (no Skip while the ledger holds a pod)", st)
 			}
-			if got := pl.Filter(h.ctx, cs, plain, h.nodes[0]); !got.Equal(tc.want) {
-				t.Errorf("Filter on big = %v, want %v", got, tc.want)
+			if got := pl.Filter(h.ctx, cs, plain, tc.node); !got.Equal(tc.want) {
+				t.Errorf("Filter = %v, want %v", got, tc.want)
 			}
 		})
 	}
-
-	t.Run("once the node holds the bound pod, the node accounting counts it and the ledger does not", func(t *testing.T) {
-		bound := assumed.DeepCopy()
-		bound.ResourceVersion = "bound"
-		info := framework.NewNodeInfo(bound)
-		info.SetNode(nodes[0])
-		plain := objects.MakePod("plain", testNamespace).Requests("4", "").Obj()
-		cs := framework.NewCycleState()
-		if _, st := pl.PreFilter(h.ctx, cs, plain, h.nodes); !st.IsSuccess() {
-			t.Fatalf("PreFilter = %v", st)
-		}
-		if got := pl.Filter(h.ctx, cs, plain, info); got != nil {
-			t.Errorf("Filter = %v, want success: only the bound pod's 1 cpu is counted here (it carries no statuses in this test)", got)
-		}
-	})
-	t.Run("a node without the pod (a preemption dry run) does not count it", func(t *testing.T) {
-		info := framework.NewNodeInfo()
-		info.SetNode(nodes[0])
-		plain := objects.MakePod("plain", testNamespace).Requests("8", "").Obj()
-		cs := framework.NewCycleState()
-		if _, st := pl.PreFilter(h.ctx, cs, plain, h.nodes); !st.IsSuccess() {
-			t.Fatalf("PreFilter = %v", st)
-		}
-		if got := pl.Filter(h.ctx, cs, plain, info); got != nil {
-			t.Errorf("Filter = %v, want success on the empty node", got)
-		}
-	})
 
 	c.unreserve()
 	plain := objects.MakePod("plain", testNamespace).Requests("4", "").Obj()
