@@ -15,6 +15,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 	"github.com/dra-scheduler/dra-scheduler/pkg/taintrules"
 )
 
@@ -35,6 +36,10 @@ type Settings struct {
 	// PodGroupClaims accepts claims owned by the pod's PodGroup (the
 	// DRAWorkloadResourceClaims feature).
 	PodGroupClaims bool
+	// NodeAllocatable lists what candidates' devices take of node
+	// resources and refuses to share claims whose devices are node
+	// resources (the DRANodeAllocatableResources feature).
+	NodeAllocatable bool
 	// Candidates is how many fitting nodes a report lists with their
 	// devices; 0 is 5.
 	Candidates int
@@ -47,9 +52,12 @@ type Cluster struct {
 	settings Settings
 	nodes    []*v1.Node
 	inv      *inventory.Inventory
-	classes  inventorygen.ClassLister
-	matcher  *allocator.Matcher
-	state    structured.AllocatedState
+	// slices are the ResourceSlices by node, for node-allocatable
+	// resources.
+	slices  *nodeallocatable.Slices
+	classes inventorygen.ClassLister
+	matcher *allocator.Matcher
+	state   structured.AllocatedState
 	// Notes are what a reader should know about the input.
 	Notes []string
 }
@@ -71,6 +79,7 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	for _, s := range objs.Slices {
 		c.inv.Set(taintrules.Apply(s, rules))
 	}
+	c.slices = nodeallocatable.IndexSlices(objs.Slices)
 	c.state = allocatedState(settings.Features, objs.Claims)
 	c.nodes = nodesOf(objs)
 	if len(objs.Nodes) == 0 && len(c.nodes) > 0 {

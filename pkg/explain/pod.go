@@ -55,6 +55,10 @@ type Candidate struct {
 	// Devices are what each claim would get, as "<pod claim>/<request>:
 	// <driver>/<pool>/<device>".
 	Devices []string `json:"devices"`
+	// NodeResources are what those devices and the pod's allocated ones
+	// take of the node's resources besides the pod's own requests ("cpu
+	// 4"), with DRANodeAllocatableResources.
+	NodeResources []string `json:"nodeResources,omitempty"`
 }
 
 // ReasonGroup is the nodes that fail for one reason.
@@ -110,6 +114,9 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 		Notes:         append(append([]string(nil), c.Notes...), notChecked),
 	}
 	r.Claims, r.Problems = c.podClaims(pod)
+	if c.settings.NodeAllocatable {
+		r.Notes = append(r.Notes, noteNodeAllocatable)
+	}
 	if names := c.draExtendedResources(pod); len(names) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("the pod also asks for extended resources that DeviceClasses provide (%s); the scheduler allocates a claim for them that this report does not include", strings.Join(names, ", ")))
 	}
@@ -129,7 +136,7 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 			names = append(names, cl.PodClaim)
 		}
 	}
-	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names}
+	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names, all: r.Claims}
 	if r.Now, err = c.answer(ctx, q, c.state, true); err != nil {
 		return nil, err
 	}
@@ -145,6 +152,8 @@ type question struct {
 	nodeCheck  *nodeCheck
 	claims     []*resourceapi.ResourceClaim
 	claimNames []string
+	// all are the pod's claims, those allocated included.
+	all []Claim
 }
 
 // answer asks every node, with state as the allocated devices; rank says
@@ -185,12 +194,19 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 			fail(node.Name, d.Explanation.String(), q.counts(d.Requests))
 			continue
 		}
+		nodeResources, err := c.nodeResources(q, node, d.Results)
+		if err != nil {
+			// The scheduler fails the pod on such a node.
+			fail(node.Name, "error: "+err.Error(), nil)
+			continue
+		}
 		ans.FitNodes = append(ans.FitNodes, node.Name)
 		if rank {
 			ans.Candidates = append(ans.Candidates, Candidate{
-				Node:    node.Name,
-				Score:   c.score(a, node, q.claims, d.Results),
-				Devices: q.devices(d.Results),
+				Node:          node.Name,
+				Score:         c.score(a, node, q.claims, d.Results),
+				Devices:       q.devices(d.Results),
+				NodeResources: nodeResources,
 			})
 		}
 	}

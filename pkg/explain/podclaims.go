@@ -61,6 +61,12 @@ func (c *Cluster) podClaims(pod *v1.Pod) (claims []Claim, problems []string) {
 			continue // a template that generated no claim
 		}
 		out.obj = claim
+		if problem := c.sharedMappedClaim(pod, claim); problem != "" {
+			out.State = ClaimUnusable
+			problems = append(problems, fmt.Sprintf("claim %s: %s", pc.Name, problem))
+			claims = append(claims, out)
+			continue
+		}
 		if out.State == "" {
 			out.State = ClaimToAllocate
 			if claim.Status.Allocation != nil {

@@ -55,7 +55,11 @@ func writeAnswer(w io.Writer, title string, a Answer) {
 	if len(a.Candidates) > 0 {
 		fmt.Fprintln(w, "  Best nodes (score, devices):")
 		for _, c := range a.Candidates {
-			fmt.Fprintf(w, "    %s (%d): %s\n", c.Node, c.Score, strings.Join(c.Devices, ", "))
+			fmt.Fprintf(w, "    %s (%d): %s", c.Node, c.Score, strings.Join(c.Devices, ", "))
+			if len(c.NodeResources) > 0 {
+				fmt.Fprintf(w, "; node resources: %s", strings.Join(c.NodeResources, ", "))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	for _, g := range a.NotFit {

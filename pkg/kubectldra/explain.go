@@ -55,11 +55,12 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 		return explain.Settings{}, fmt.Errorf("--candidates %d: want at least 1", s.candidates)
 	}
 	return explain.Settings{
-		Features:       allocatorfeatures.FromScheduler(fts),
-		PodGroupClaims: fts.EnableDRAWorkloadResourceClaims,
-		Policy:         policy,
-		Scoring:        s.scoring,
-		Candidates:     s.candidates,
+		Features:        allocatorfeatures.FromScheduler(fts),
+		PodGroupClaims:  fts.EnableDRAWorkloadResourceClaims,
+		NodeAllocatable: fts.EnableDRANodeAllocatableResources,
+		Policy:          policy,
+		Scoring:         s.scoring,
+		Candidates:      s.candidates,
 	}, nil
 }
 
