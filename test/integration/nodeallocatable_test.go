@@ -304,13 +304,8 @@ func testNodeAllocatableResources(t *testing.T, schedulerConfig string, window *
 // slices whose devices declare node-allocatable resources for a node that
 // does not.
 func naNode(name string) *v1.Node {
-	node := objects.MakeNode(name).Obj()
-	node.Status.DeclaredFeatures = append(node.Status.DeclaredFeatures, dranodeallocatableresources.DRANodeAllocatableResourcesFeature)
-	for _, list := range []v1.ResourceList{node.Status.Capacity, node.Status.Allocatable} {
-		list[v1.ResourceCPU] = resource.MustParse(naNodeCPU)
-		list[v1.ResourceMemory] = resource.MustParse(naNodeMemory)
-	}
-	return node
+	return objects.MakeNode(name).Allocatable(naNodeCPU, naNodeMemory).
+		DeclaresFeature(dranodeallocatableresources.DRANodeAllocatableResourcesFeature).Obj()
 }
 
 // naSlice is node's slice of driver with n devices dev-0 ... dev-(n-1),
@@ -345,14 +340,11 @@ func coresSpec(driver, cores string) resourceapi.ResourceClaimSpec {
 // ResourceClaim claim, used by its container "main" and by further
 // containers named extra.
 func naPod(name, namespace, claim string, extra ...string) *v1.Pod {
-	pod := objects.MakePod(name, namespace).Scheduler(schedulerapp.Name).Claim("dev", claim).Obj()
+	pod := objects.MakePod(name, namespace).Scheduler(schedulerapp.Name).Claim("dev", claim)
 	for _, c := range extra {
-		pod.Spec.Containers = append(pod.Spec.Containers, v1.Container{
-			Name: c, Image: pod.Spec.Containers[0].Image,
-			Resources: v1.ResourceRequirements{Claims: []v1.ResourceClaim{{Name: "dev"}}},
-		})
+		pod.Container(c, "dev")
 	}
-	return pod
+	return pod.Obj()
 }
 
 // withRequests has the pod's first container request res.

@@ -52,6 +52,14 @@ func (w *NodeWrapper) Allocatable(cpu, memory string) *NodeWrapper {
 	return w
 }
 
+// DeclaresFeature adds a feature to the node's status.declaredFeatures,
+// as its kubelet would (e.g. DRANodeAllocatableResources, without which
+// the API server refuses slices whose devices are node resources).
+func (w *NodeWrapper) DeclaresFeature(feature string) *NodeWrapper {
+	w.Status.DeclaredFeatures = append(w.Status.DeclaredFeatures, feature)
+	return w
+}
+
 // Requests sets the first container's cpu and memory requests ("" for
 // none).
 func (w *PodWrapper) Requests(cpu, memory string) *PodWrapper {
