@@ -109,6 +109,12 @@ func (a *Allocator) FitsWithin(ctx context.Context, node *v1.Node, claims []*res
 	return fits, err
 }
 
+// AllocateWithin is Allocate with FitsWithin's time limit.
+func (a *Allocator) AllocateWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, timeout time.Duration) ([]resourceapi.AllocationResult, error) {
+	results, _, err := a.run(ctx, node, claims, answerAndResults, timeout)
+	return results, err
+}
+
 // runGoal says what run must produce.
 type runGoal uint8
 

@@ -190,4 +190,13 @@ func TestFitsWithinTimesOnlyUnboundedWork(t *testing.T) {
 			t.Fatalf("FitsWithin(0) = %v, %v; want no error", fits, err)
 		}
 	})
+	t.Run("AllocateWithin times the search as FitsWithin does", func(t *testing.T) {
+		if results, err := newAlloc().AllocateWithin(ctx, node, searched, expired); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("AllocateWithin(%v) = %v, %v; want an error wrapping context.DeadlineExceeded", expired, results, err)
+		}
+		results, err := newAlloc().AllocateWithin(ctx, node, plain, time.Minute)
+		if err != nil || len(results) != 1 || len(results[0].Devices.Results) != 2 {
+			t.Errorf("AllocateWithin(1m) = %v, %v; want the claim's two devices", results, err)
+		}
+	})
 }

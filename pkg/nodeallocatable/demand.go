@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -103,4 +104,67 @@ func Delta(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus, f Feat
 	withStatuses.Status.NodeAllocatableResourceClaimStatuses = statuses
 	without.Status.NodeAllocatableResourceClaimStatuses = nil
 	return AmountsOf(resourcehelper.PodRequests(&withStatuses, opts)).Minus(AmountsOf(resourcehelper.PodRequests(&without, opts)))
+}
+
+// Demander computes Demand for one pod on many nodes: the pod's own
+// requests are summed once, and each node's statuses only add to them.
+type Demander struct {
+	pod *v1.Pod
+	f   Features
+	// own is the pod's demand without statuses; nil when pod-level
+	// resources are in play (they override sums and are checked against
+	// the statuses): then every call is Demand's.
+	own v1.ResourceList
+}
+
+// NewDemander prepares Demand for the pod.
+func NewDemander(pod *v1.Pod, f Features) *Demander {
+	d := &Demander{pod: pod, f: f}
+	if !f.PodLevelResources || pod.Spec.Resources == nil {
+		// Without pod-level resources the statuses' quantities add to
+		// the pod's requests, whatever its containers.
+		d.own, _ = Demand(pod, nil, f)
+	}
+	return d
+}
+
+// Demand is Demand(pod, statuses, features).
+func (d *Demander) Demand(statuses []v1.NodeAllocatableResourceClaimStatus) (v1.ResourceList, error) {
+	if d.own == nil {
+		return Demand(d.pod, statuses, d.f)
+	}
+	out := make(v1.ResourceList, len(d.own)+2)
+	for name, q := range d.own {
+		out[name] = q.DeepCopy()
+	}
+	for _, s := range statuses {
+		for _, m := range s.Mapping {
+			if m.Quantity != nil {
+				addTo(out, m.Name, *m.Quantity, 1)
+			}
+		}
+		for _, o := range s.Overhead {
+			if o.PerPod != nil {
+				addTo(out, o.Name, *o.PerPod, 1)
+			}
+			if o.PerContainer != nil {
+				addTo(out, o.Name, *o.PerContainer, int64(len(s.Containers)))
+			}
+		}
+	}
+	return out, nil
+}
+
+// addTo adds times × q to list[name].
+func addTo(list v1.ResourceList, name v1.ResourceName, q resource.Quantity, times int64) {
+	if times == 0 {
+		return
+	}
+	total := list[name]
+	add := q.DeepCopy()
+	if times != 1 {
+		add.Mul(times)
+	}
+	total.Add(add)
+	list[name] = total
 }

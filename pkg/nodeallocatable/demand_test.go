@@ -39,6 +39,18 @@ func podLevel(pod *v1.Pod, requests, limits v1.ResourceList) *v1.Pod {
 	return pod
 }
 
+// withInit adds an init container asking for cpu and memory.
+func withInit(pod *v1.Pod, cpu, memory string) *v1.Pod {
+	pod.Spec.InitContainers = append(pod.Spec.InitContainers, v1.Container{Name: "init", Resources: v1.ResourceRequirements{Requests: list(cpu, memory)}})
+	return pod
+}
+
+// withOverhead sets the pod's overhead (its RuntimeClass's).
+func withOverhead(pod *v1.Pod, cpu, memory string) *v1.Pod {
+	pod.Spec.Overhead = list(cpu, memory)
+	return pod
+}
+
 // withLimits sets a container's limits.
 func withLimits(pod *v1.Pod, container int, limits v1.ResourceList) *v1.Pod {
 	pod.Spec.Containers[container].Resources.Limits = limits
@@ -82,6 +94,10 @@ func TestAPodsDemandIsItsRequestsPlusWhatItsDevicesTake(t *testing.T) {
 		{"overhead counts per pod once and per container for each container using the claim", podWith([2]string{"", "1Gi"}, [2]string{"", ""}, [2]string{"", ""}),
 			[]v1.NodeAllocatableResourceClaimStatus{memoryOverhead("1Gi", "512Mi", "c0", "c1")}, Features{},
 			Amounts{Memory: 3 << 30}, ""},
+		{"init containers count by their peak, the pod's overhead on top, and the devices' quantities add to both",
+			withOverhead(withInit(podWith([2]string{"1", "1Gi"}), "3", "512Mi"), "250m", "128Mi"),
+			[]v1.NodeAllocatableResourceClaimStatus{cpuStatus("4", "c0"), memoryOverhead("1Gi", "256Mi", "c0")}, Features{PodLevelResources: true},
+			Amounts{MilliCPU: 3000 + 250 + 4000, Memory: 1<<30 + 128<<20 + 1<<30 + 256<<20}, ""},
 		{"pod-level requests stand for the containers' and must hold the devices' too", podLevel(podWith([2]string{"1", ""}), list("6", ""), nil),
 			[]v1.NodeAllocatableResourceClaimStatus{cpuStatus("4", "c0")}, podLevelOn, Amounts{MilliCPU: 6000}, ""},
 		{"pod-level requests are ignored with PodLevelResources off", podLevel(podWith([2]string{"1", ""}), list("6", ""), nil),
@@ -99,22 +115,28 @@ func TestAPodsDemandIsItsRequestsPlusWhatItsDevicesTake(t *testing.T) {
 				Mapping: []v1.NodeAllocatableMappedResources{{Name: "hugepages-2Mi", Quantity: ptr.To(resource.MustParse("4Mi"))}}}}, podLevelOn, Amounts{},
 			"pod level limit for hugepages-2Mi is insufficient to cover the aggregated container and node-allocatable DRA limits"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			demand, err := Demand(tc.pod, tc.statuses, tc.features)
-			if tc.wantBudget != "" {
-				var budget *BudgetError
-				if !errors.As(err, &budget) || budget.Error() != tc.wantBudget {
-					t.Fatalf("Demand error %v, want the budget error %q", err, tc.wantBudget)
+		// One table for both: a Demander must answer as Demand does.
+		for impl, demand := range map[string]func() (v1.ResourceList, error){
+			"Demand":   func() (v1.ResourceList, error) { return Demand(tc.pod, tc.statuses, tc.features) },
+			"Demander": func() (v1.ResourceList, error) { return NewDemander(tc.pod, tc.features).Demand(tc.statuses) },
+		} {
+			t.Run(impl+": "+tc.name, func(t *testing.T) {
+				demand, err := demand()
+				if tc.wantBudget != "" {
+					var budget *BudgetError
+					if !errors.As(err, &budget) || budget.Error() != tc.wantBudget {
+						t.Fatalf("error %v, want the budget error %q", err, tc.wantBudget)
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Demand: %v", err)
-			}
-			if got := AmountsOf(demand); !cmp.Equal(got, tc.want) {
-				t.Errorf("demand %+v, want %+v", got, tc.want)
-			}
-		})
+				if err != nil {
+					t.Fatalf("demand: %v", err)
+				}
+				if got := AmountsOf(demand); !cmp.Equal(got, tc.want) {
+					t.Errorf("demand %+v, want %+v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 

@@ -151,8 +151,9 @@ func (s *stateData) nodeClaims(pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]*resourcea
 }
 
 // nodeResults returns the devices the pod gets on a node that passed
-// Filter, searching once per node and cycle.
-func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]resourceapi.AllocationResult, error) {
+// Filter, searching once per node and cycle; a positive timeout limits
+// the search as FitsWithin's does.
+func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, timeout time.Duration) ([]resourceapi.AllocationResult, error) {
 	node := nodeInfo.Node()
 	if r, ok := s.cachedResults(node.Name); ok {
 		return r, nil
@@ -164,7 +165,7 @@ func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.P
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	results, err := s.alloc.Allocate(ctx, node, claims)
+	results, err := s.alloc.AllocateWithin(ctx, node, claims, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
 	}

@@ -42,6 +42,8 @@ type nodeAllocatableState struct {
 	// shareDenied rejects claims[i] on every node where it is available:
 	// its allocation maps node resources and another consumer holds it.
 	shareDenied []*fwk.Status
+	// demand sums the pod's requests once for every node's check.
+	demand *nodeallocatable.Demander
 }
 
 // prepareNodeAllocatable fills s.na in PreFilter, once the pod's claims,
@@ -59,6 +61,7 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		slices:      nodeallocatable.IndexSlices(slices),
 		podClaims:   make(map[string]types.UID, len(entries)),
 		shareDenied: make([]*fwk.Status, len(s.claims)),
+		demand:      nodeallocatable.NewDemander(pod, pl.nodeAllocatableFeatures()),
 	}
 	for i, entry := range entries {
 		na.podClaims[entry.Name] = s.claims[i].UID
@@ -126,13 +129,11 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	if len(s.toAllocate) > 0 {
 		// The devices Reserve will take: the first the search finds,
 		// within what is left of Filter's time budget.
-		searchCtx := ctx
+		var left time.Duration
 		if timeout := pl.filterTimeout(); timeout > 0 {
-			var cancel context.CancelFunc
-			searchCtx, cancel = context.WithDeadline(ctx, start.Add(timeout))
-			defer cancel()
+			left = max(timeout-time.Since(start), time.Nanosecond)
 		}
-		results, err := pl.nodeResults(searchCtx, s, pod, nodeInfo)
+		results, err := pl.nodeResults(ctx, s, pod, nodeInfo, left)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
@@ -165,7 +166,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		// In-tree's message: the claim, device and driver.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
-	demand, err := nodeallocatable.Demand(pod, statuses, pl.nodeAllocatableFeatures())
+	demand, err := s.na.demand.Demand(statuses)
 	var budget *nodeallocatable.BudgetError
 	switch {
 	case errors.As(err, &budget):

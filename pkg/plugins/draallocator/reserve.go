@@ -75,7 +75,7 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 	if st != nil {
 		return st
 	}
-	results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
+	results, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return statusError(logger, err)
 	}

@@ -62,7 +62,7 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	start := time.Now()
 	defer func() { observe(pl.latency.score, start, status) }()
 	node := nodeInfo.Node()
-	results, err := pl.nodeResults(ctx, s, pod, nodeInfo)
+	results, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
