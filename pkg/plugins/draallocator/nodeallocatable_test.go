@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	k8stesting "k8s.io/client-go/testing"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -327,5 +328,75 @@ func TestABoundPodWhoseResizeIsDeferredIsLeftToTheOtherPlugins(t *testing.T) {
 	h = newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
 	if _, st := h.plugins[0].PreFilter(h.ctx, framework.NewCycleState(), pod, h.nodes); st.IsSkip() {
 		t.Error("PreFilter skipped the pod with the gate off")
+	}
+}
+
+func TestAPodGroupTrialOfAPodWithCPUDevicesIsRevertedWithoutRetriesOrAPIWrites(t *testing.T) {
+	withNodeAllocatable(t)
+	withPodGroups(t, false)
+	nodes, objs := cpuDeviceCluster()
+	pod := cpuPod("member", "1")
+	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod, trainGroup())...)
+	pl := h.plugins[0]
+	c, st := h.filterInGroup(pl, pod, framework.NewCycleState())
+	if st != nil || len(c.feasible) == 0 {
+		t.Fatalf("the member fits on %v (PreFilter %v)", c.feasible, st)
+	}
+	if st := c.reserve(); !st.IsSuccess() {
+		t.Fatalf("Reserve: %v", st)
+	}
+	if _, ok := pl.ledger.entries[pod.UID]; !ok {
+		t.Error("the trial Reserve recorded no ledger entry: the next members would not see the cpu it takes")
+	}
+	activated := h.activated.Load()
+	writes := len(h.client.Actions())
+	pl.requeue.seen(cpuPod("waiting", "1"))
+	c.unreserve()
+	if _, ok := pl.ledger.entries[pod.UID]; ok {
+		t.Error("the reverted trial left its ledger entry")
+	}
+	if got := h.activated.Load() - activated; got != 0 {
+		t.Errorf("reverting the trial retried %d pods, want none (nothing was freed)", got)
+	}
+	for _, a := range h.client.Actions()[writes:] {
+		if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			t.Errorf("reverting the trial wrote to the API server: %s %s/%s", a.GetVerb(), a.GetResource().Resource, a.GetSubresource())
+		}
+	}
+}
+
+func TestAFailedStatusPatchFailsPreBindNamingThePodAndIsClearedOnUnreserve(t *testing.T) {
+	withNodeAllocatable(t)
+	nodes, objs := cpuDeviceCluster()
+	pod := cpuPod("p", "1")
+	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
+	pl := h.plugins[0]
+	c, st := h.filter(pl, pod)
+	if st != nil {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	if st := c.reserve(); !st.IsSuccess() {
+		t.Fatalf("Reserve: %v", st)
+	}
+	var patches []string
+	h.client.PrependReactor("patch", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		patch := action.(k8stesting.PatchAction)
+		patches = append(patches, string(patch.GetPatch()))
+		if len(patches) == 1 {
+			return true, nil, errors.New("etcd is on fire")
+		}
+		return false, nil, nil
+	})
+	st = pl.PreBind(h.ctx, c.state, pod, "big")
+	if st.Code() != fwk.Error || !strings.Contains(st.Message(), "updating pod test/p NodeAllocatableResourceClaimStatuses") || !strings.Contains(st.Message(), "etcd is on fire") {
+		t.Errorf("PreBind = %v, want an error naming the pod and the cause", st)
+	}
+	c.unreserve()
+	// The failed patch may have landed: Unreserve clears it, with the
+	// pod's UID as a precondition.
+	want := `{"metadata":{"uid":"pod-p"},"status":{"nodeAllocatableResourceClaimStatuses":[]}}`
+	if len(patches) != 2 || patches[1] != want {
+		t.Errorf("pod patches %q, want the failed one, then %s", patches, want)
 	}
 }
