@@ -4,6 +4,10 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 // BenchmarkDemand measures one node's demand of a pod with three
@@ -31,4 +35,27 @@ func BenchmarkDemand(b *testing.B) {
 func demanderFunc(pod *v1.Pod, statuses []v1.NodeAllocatableResourceClaimStatus) func() (v1.ResourceList, error) {
 	d := NewDemander(pod, Features{})
 	return func() (v1.ResourceList, error) { return d.Demand(statuses) }
+}
+
+// BenchmarkStatuses measures one node's statuses for a pod with one claim
+// of two devices, each mapping cpu and costing memory per pod: what Filter
+// computes per feasible node.
+func BenchmarkStatuses(b *testing.B) {
+	dev := func(name string) resourceapi.Device {
+		return device(name, map[v1.ResourceName]resourceapi.NodeAllocatableResource{
+			v1.ResourceCPU:    multipliedPerDevice("4"),
+			v1.ResourceMemory: {Overhead: &resourceapi.NodeAllocatableOverhead{PerPod: ptr.To(resource.MustParse("256Mi"))}},
+		})
+	}
+	devices := lookup(dev("cpu-0"), dev("cpu-1"))
+	pod := podWith([2]string{"1", ""}, [2]string{"", ""})
+	pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: "cpus"}}
+	claims := []Claim{claim("cpus", allocated(nil, "cpu-0", "cpu-1"))}
+	podClaims := map[string]types.UID{"cpus": claims[0].Ref.UID}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Statuses(pod, claims, podClaims, devices); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
