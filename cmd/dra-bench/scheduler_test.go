@@ -249,6 +249,51 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	}
 }
 
+// TestSchedulerEndToEndWithDevicesThatAreNodeCPU runs the cpu-mapped
+// shape (DRANodeAllocatableResources) with DRAAllocator on 120 nodes:
+// more than the 100 feasible nodes kube-scheduler looks for, so it stops
+// the remaining Filters of every pod, which must not fail the pod's cycle
+// (the scheduler logs "Error scheduling pod" when one does). Every pod
+// must be bound, no device given twice, with the gate on in the scheduler.
+func TestSchedulerEndToEndWithDevicesThatAreNodeCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	code, stdout, stderr := runArgs("scheduler", "--shape", "cpu-mapped", "--nodes", "120", "--pods", "60", "--configs", "ours",
+		"--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"), "--stall", "60s", "--timeout", "90s")
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	var rep schedbench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 1 {
+		t.Fatalf("stdout is not a report of one result: %v\n%s", err, stdout)
+	}
+	r := rep.Results[0]
+	if r.Bound != r.Pods || r.Pods != 60 || r.Error != "" || r.DuplicateDevices != 0 {
+		t.Errorf("%d of %d pods bound, error %q, %d devices twice; want all 60, none, 0", r.Bound, r.Pods, r.Error, r.DuplicateDevices)
+	}
+	if !strings.Contains(r.SchedulerFeatureGates, "DRANodeAllocatableResources=true") {
+		t.Errorf("the scheduler's feature gates %q lack the shape's DRANodeAllocatableResources=true", r.SchedulerFeatureGates)
+	}
+	log, err := os.ReadFile(r.SchedulerLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(log), "Error scheduling pod"); n > 0 {
+		t.Errorf("the scheduler failed %d scheduling cycles; first:\n%s", n, firstLine(string(log), "Error scheduling pod"))
+	}
+}
+
+// firstLine returns the first line of text that contains s.
+func firstLine(text, s string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}
+
 // TestSchedulerOnAnExistingCluster points `dra-bench scheduler` at a
 // running cluster through --kubeconfig (a control plane this test starts),
 // once creating the shape's inventory itself (--create-inventory) and once
