@@ -400,3 +400,34 @@ func TestAFailedStatusPatchFailsPreBindNamingThePodAndIsClearedOnUnreserve(t *te
 		t.Errorf("pod patches %q, want the failed one, then %s", patches, want)
 	}
 }
+
+func TestAssignedPodEventsAreRegisteredOnlyWithNodeAllocatableResources(t *testing.T) {
+	registers := func(h *harness) bool {
+		events, err := h.plugins[0].EventsToRegister(h.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range events {
+			if ev.Event.Resource == fwk.AssignedPod {
+				return ev.Event.ActionType == fwk.Add|fwk.Delete && ev.QueueingHintFn != nil
+			}
+		}
+		return false
+	}
+	nodes, objs := cpuDeviceCluster()
+	if registers(newHarness(t, nil, []string{"default"}, nodes, objs...)) {
+		t.Error("assigned-pod events registered with the gate off (the in-tree plugin's list has none)")
+	}
+	withNodeAllocatable(t)
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	if !registers(h) {
+		t.Error("assigned-pod add and delete events are not registered with a hint with the gate on")
+	}
+	// The registered hint is the one that queues only pods short of node
+	// resources.
+	short := cpuPod("short", "1")
+	h.plugins[0].shortOfNodeResources.add(short.UID)
+	if hint, _ := hintFor(t, h, fwk.AssignedPod)(klog.Background(), short, nil, nil); hint != fwk.Queue {
+		t.Errorf("the registered hint for a pod short of node resources = %v, want Queue", hint)
+	}
+}
