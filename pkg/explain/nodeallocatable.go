@@ -31,7 +31,7 @@ func (c *Cluster) sharedMappedClaim(pod *v1.Pod, claim *resourceapi.ResourceClai
 		!nodeallocatable.HasMapping(claim.Status.Allocation, c.slices.On(nil)) {
 		return ""
 	}
-	return fmt.Sprintf("node allocatable resource claim %s has a mapped device and cannot be shared across pods", claim.Name)
+	return nodeallocatable.SharingRefused(claim.Name)
 }
 
 // nodeResources describes what the pod's devices would take of the node's

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -140,31 +139,19 @@ func (d *Demander) Demand(statuses []v1.NodeAllocatableResourceClaimStatus) (v1.
 	for _, s := range statuses {
 		for _, m := range s.Mapping {
 			if m.Quantity != nil {
-				addTo(out, m.Name, *m.Quantity, 1)
+				add(out, m.Name, *m.Quantity)
 			}
 		}
 		for _, o := range s.Overhead {
 			if o.PerPod != nil {
-				addTo(out, o.Name, *o.PerPod, 1)
+				add(out, o.Name, *o.PerPod)
 			}
-			if o.PerContainer != nil {
-				addTo(out, o.Name, *o.PerContainer, int64(len(s.Containers)))
+			if o.PerContainer != nil && len(s.Containers) > 0 {
+				perContainer := o.PerContainer.DeepCopy()
+				perContainer.Mul(int64(len(s.Containers)))
+				add(out, o.Name, perContainer)
 			}
 		}
 	}
 	return out, nil
-}
-
-// addTo adds times × q to list[name].
-func addTo(list v1.ResourceList, name v1.ResourceName, q resource.Quantity, times int64) {
-	if times == 0 {
-		return
-	}
-	total := list[name]
-	add := q.DeepCopy()
-	if times != 1 {
-		add.Mul(times)
-	}
-	total.Add(add)
-	list[name] = total
 }

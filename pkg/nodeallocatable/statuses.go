@@ -43,6 +43,13 @@ func HasMapping(alloc *resourceapi.AllocationResult, devices DeviceLookup) bool 
 	return false
 }
 
+// SharingRefused is the scheduler's reason for not letting a pod use a
+// claim with a mapped device that another consumer holds (in-tree's
+// words).
+func SharingRefused(claim string) string {
+	return fmt.Sprintf("node allocatable resource claim %s has a mapped device and cannot be shared across pods", claim)
+}
+
 // DeclaresNodeResources reports whether an allocated device of the
 // allocation names node resources (a mapping or an overhead): only such
 // claims get a status. Devices the lookup fails on are skipped, as

@@ -22,9 +22,12 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
 	}
+	// What assumed pods' devices take of the node and its accounting
+	// misses (the ledger); zero mostly.
+	inFlight := s.ledger.uncounted(nodeInfo)
 	// NodeResourcesFit's check again, with what it misses: the in-tree
 	// plugin's place in kube-scheduler puts it first.
-	if st := s.fitsBesideInFlight(nodeInfo); st != nil {
+	if st := s.fitsBesideInFlight(nodeInfo, inFlight); st != nil {
 		// Retried when an entry goes (requeuer) or an assigned pod comes
 		// or goes, since NodeResourcesFit's events do not reach a pod it
 		// did not reject.
@@ -89,7 +92,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		}
 	}
 	if s.na != nil {
-		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo, start)
+		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo, inFlight, start)
 	}
 	return nil
 }

@@ -74,8 +74,7 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 			alloc = s.allocation[i] // a shared pending allocation
 		}
 		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, claim, group, pl.fts.EnableDRAWorkloadResourceClaims) {
-			na.shareDenied[i] = fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
-				fmt.Sprintf("node allocatable resource claim %s has a mapped device and cannot be shared across pods", claim.Name))
+			na.shareDenied[i] = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nodeallocatable.SharingRefused(claim.Name))
 		}
 	}
 	s.na = na
@@ -115,9 +114,9 @@ func heldByOthers(pod *v1.Pod, claim *resourceapi.ResourceClaim, group *groupSta
 
 // filterNodeAllocatable checks on a node that passed the device checks
 // that the pod's requests with what its devices take there fit the node's
-// free resources, less what assumed pods' devices take (the ledger), and
-// keeps the pod's statuses for that node.
-func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, start time.Time) *fwk.Status {
+// free resources, less inFlight (what assumed pods' devices take: the
+// ledger), and keeps the pod's statuses for that node.
+func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, inFlight nodeallocatable.Amounts, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	allocs := make([]*resourceapi.AllocationResult, len(s.claims))
@@ -174,22 +173,25 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	case err != nil:
 		return statusError(logger, err)
 	}
-	if st := shortfall(nodeallocatable.AmountsOf(demand), nodeInfo, s.ledger.uncounted(nodeInfo)); st != nil {
+	if st := shortfall(nodeallocatable.AmountsOf(demand), nodeInfo, inFlight); st != nil {
 		pl.shortOfNodeResources.add(pod.UID)
 		return st
 	}
 	s.mu.Lock()
+	if s.nodeStatuses == nil {
+		s.nodeStatuses = map[string][]v1.NodeAllocatableResourceClaimStatus{}
+	}
 	s.nodeStatuses[node.Name] = statuses
 	s.mu.Unlock()
 	return nil
 }
 
 // fitsBesideInFlight checks the pod's own requests (as NodeResourcesFit
-// computes them) against the node's free resources less what assumed
-// pods' devices take there and the node's accounting misses (the ledger).
+// computes them) against the node's free resources less inFlight, what
+// assumed pods' devices take there and the node's accounting misses (the
+// ledger's uncounted).
 // NodeResourcesFit has checked them without that part.
-func (s *stateData) fitsBesideInFlight(nodeInfo fwk.NodeInfo) *fwk.Status {
-	inFlight := s.ledger.uncounted(nodeInfo)
+func (s *stateData) fitsBesideInFlight(nodeInfo fwk.NodeInfo, inFlight nodeallocatable.Amounts) *fwk.Status {
 	if inFlight.IsZero() {
 		return nil
 	}

@@ -236,7 +236,7 @@ func TestANodeWhoseFilterTheSchedulerStopsIsUnschedulableNotAnError(t *testing.T
 	// and before they are searched for the node-allocatable check.
 	ctx, cancel := context.WithCancelCause(h.ctx)
 	cancel(errors.New("findNodesThatPassFilters has found enough nodes"))
-	st := pl.filterNodeAllocatable(ctx, s, pod, h.nodes[0], time.Now())
+	st := pl.filterNodeAllocatable(ctx, s, pod, h.nodes[0], nodeallocatable.Amounts{}, time.Now())
 	if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "asked by caller to stop allocating devices") {
 		t.Errorf("Filter with a stopped context = %v, want UnschedulableAndUnresolvable, asked to stop (an error would send the pod to backoff)", st)
 	}

@@ -79,7 +79,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	defer func() { observe(pl.latency.preFilter, start, status) }()
 	logger := klog.FromContext(ctx)
 
-	s := &stateData{results: map[string][]resourceapi.AllocationResult{}, nodeStatuses: map[string][]v1.NodeAllocatableResourceClaimStatus{}}
+	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
 	cs.Write(stateKey, s)
 	if pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod) {
 		// A bound pod whose resize waits: kube-scheduler looks for room

@@ -61,7 +61,8 @@ type stateData struct {
 
 	mu sync.Mutex
 	// nodeStatuses holds the pod's node-allocatable statuses per node that
-	// passed Filter, when its devices take node resources there.
+	// passed Filter, when its devices take node resources there (nil
+	// until one does).
 	nodeStatuses map[string][]v1.NodeAllocatableResourceClaimStatus
 	// statusPatched says that PreBind sent them to the API server.
 	statusPatched bool
