@@ -50,6 +50,16 @@ func cpuDeviceCluster() ([]*v1.Node, []runtime.Object) {
 	return nodes, objs
 }
 
+// cpuHarness turns DRANodeAllocatableResources on and starts a plugin
+// over cpuDeviceCluster and objs.
+func cpuHarness(t *testing.T, objs ...runtime.Object) (*harness, *DRAAllocator) {
+	t.Helper()
+	withNodeAllocatable(t)
+	nodes, cluster := cpuDeviceCluster()
+	h := newHarness(t, nil, []string{"default"}, nodes, append(cluster, objs...)...)
+	return h, h.plugins[0]
+}
+
 // cpuPod is a pod asking for cpu of its own and using claim "cpus".
 func cpuPod(name, cpu string) *v1.Pod {
 	pod := objects.MakePod(name, testNamespace).Claim("cpus", "cpus").Requests(cpu, "").Obj()
@@ -58,11 +68,8 @@ func cpuPod(name, cpu string) *v1.Pod {
 }
 
 func TestAPodWhoseDeviceIsNodeCPUFitsOnlyWhereTheNodeHasRoomForBothAndGetsItRecorded(t *testing.T) {
-	withNodeAllocatable(t)
-	nodes, objs := cpuDeviceCluster()
 	pod := cpuPod("p", "1")
-	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
-	pl := h.plugins[0]
+	h, pl := cpuHarness(t, pod)
 
 	c, st := h.filter(pl, pod)
 	if st != nil {
@@ -122,13 +129,10 @@ func TestAPodWhoseDeviceIsNodeCPUFitsOnlyWhereTheNodeHasRoomForBothAndGetsItReco
 }
 
 func TestAPodAssumedWithADeviceThatIsNodeCPUHoldsThatCPUUntilTheNodeCountsIt(t *testing.T) {
-	withNodeAllocatable(t)
-	nodes, objs := cpuDeviceCluster()
 	// Assumed on big: in the scheduler's snapshot, without statuses.
 	assumed := cpuPod("assumed", "1")
 	assumed.Spec.NodeName = "big"
-	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, assumed)...)
-	pl := h.plugins[0]
+	h, pl := cpuHarness(t, assumed)
 	c, st := h.filter(pl, assumed)
 	if st != nil || len(c.feasible) == 0 || c.feasible[0] != "big" {
 		t.Fatalf("the assumed pod fits on %v (PreFilter %v), want big first", c.feasible, st)
@@ -145,9 +149,9 @@ func TestAPodAssumedWithADeviceThatIsNodeCPUHoldsThatCPUUntilTheNodeCountsIt(t *
 	bound := assumed.DeepCopy()
 	bound.ResourceVersion = "bound"
 	withBound := framework.NewNodeInfo(bound)
-	withBound.SetNode(nodes[0])
+	withBound.SetNode(h.nodes[0].Node())
 	without := framework.NewNodeInfo()
-	without.SetNode(nodes[0])
+	without.SetNode(h.nodes[0].Node())
 	insufficient := fwk.NewStatus(fwk.Unschedulable, "Insufficient cpu")
 	for _, tc := range []struct {
 		name string
@@ -181,14 +185,10 @@ func TestAPodAssumedWithADeviceThatIsNodeCPUHoldsThatCPUUntilTheNodeCountsIt(t *
 }
 
 func TestAClaimWhoseDeviceIsNodeCPUIsNotSharedButOneWithOnlyOverheadIs(t *testing.T) {
-	withNodeAllocatable(t)
-	nodes, objs := cpuDeviceCluster()
-	objs = append(objs,
+	h, pl := cpuHarness(t,
 		objects.MakeSlice("overhead", testDriver+"-2", "big").Device("nic-0", nil).NodeOverhead(v1.ResourceMemory, "1Gi", "").Obj(),
 		objects.DeviceClass(testDriver+"-2", testDriver+"-2"),
 		objects.Claim("nic", testNamespace, objects.ClaimSpec("dev", testDriver+"-2", 1)))
-	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
-	pl := h.plugins[0]
 	for _, name := range []string{"cpus", "nic"} {
 		claim := h.claim(testNamespace, name).DeepCopy()
 		device := map[string]string{"cpus": "cpu-0", "nic": "nic-0"}[name]
@@ -218,11 +218,8 @@ func TestAClaimWhoseDeviceIsNodeCPUIsNotSharedButOneWithOnlyOverheadIs(t *testin
 }
 
 func TestANodeWhoseFilterTheSchedulerStopsIsUnschedulableNotAnError(t *testing.T) {
-	withNodeAllocatable(t)
-	nodes, objs := cpuDeviceCluster()
 	pod := cpuPod("p", "1")
-	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
-	pl := h.plugins[0]
+	h, pl := cpuHarness(t, pod)
 	cs := framework.NewCycleState()
 	if _, st := pl.PreFilter(h.ctx, cs, pod, h.nodes); !st.IsSuccess() {
 		t.Fatalf("PreFilter: %v", st)
@@ -332,13 +329,10 @@ func TestABoundPodWhoseResizeIsDeferredIsLeftToTheOtherPlugins(t *testing.T) {
 }
 
 func TestAPodGroupTrialOfAPodWithCPUDevicesIsRevertedWithoutRetriesOrAPIWrites(t *testing.T) {
-	withNodeAllocatable(t)
 	withPodGroups(t, false)
-	nodes, objs := cpuDeviceCluster()
 	pod := cpuPod("member", "1")
 	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
-	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod, trainGroup())...)
-	pl := h.plugins[0]
+	h, pl := cpuHarness(t, pod, trainGroup())
 	c, st := h.filterInGroup(pl, pod, framework.NewCycleState())
 	if st != nil || len(c.feasible) == 0 {
 		t.Fatalf("the member fits on %v (PreFilter %v)", c.feasible, st)
@@ -367,11 +361,8 @@ func TestAPodGroupTrialOfAPodWithCPUDevicesIsRevertedWithoutRetriesOrAPIWrites(t
 }
 
 func TestAFailedStatusPatchFailsPreBindNamingThePodAndIsClearedOnUnreserve(t *testing.T) {
-	withNodeAllocatable(t)
-	nodes, objs := cpuDeviceCluster()
 	pod := cpuPod("p", "1")
-	h := newHarness(t, nil, []string{"default"}, nodes, append(objs, pod)...)
-	pl := h.plugins[0]
+	h, pl := cpuHarness(t, pod)
 	c, st := h.filter(pl, pod)
 	if st != nil {
 		t.Fatalf("PreFilter: %v", st)
