@@ -52,7 +52,10 @@
 // device indexes, parsed node selectors, a NodeView per node — pools and
 // candidate devices in search order — cached until a slice or the node's
 // labels change); the allocated devices are a State (state.go), kept up
-// to date by a Tracker (tracker.go) in long-lived callers; what is kept
+// to date by a Tracker (tracker.go) in long-lived callers, and changed
+// without being modified by a WhatIf (whatif.go: a preemption dry run's
+// released and taken devices, into a new State for an allocator made
+// WithState); what is kept
 // for selectors is bounded (cache.go: past CacheLimits — 4096
 // expressions, 4096 chains, 256 MiB estimated by default — the least
 // recently used expressions and chains are evicted, their results freed,

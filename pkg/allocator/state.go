@@ -22,6 +22,10 @@ type State struct {
 	shared *bitset.Set
 	// aggregated is AggregatedCapacity by index.
 	aggregated map[int]structured.ConsumedCapacity
+	// shares counts a device's AllocatedSharedDeviceIDs entries, by
+	// index, so that a what-if change (whatif.go) knows when the last
+	// share goes.
+	shares map[int]int
 
 	// counters caches each pool's available counters (§5.5). Upstream
 	// computes them once per allocator; a State outlives many allocators,
@@ -35,7 +39,7 @@ type State struct {
 func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	n := inv.NumIndexes()
 	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
-		counters: map[inventory.PoolID]poolCounters{}}
+		shares: map[int]int{}, counters: map[inventory.PoolID]poolCounters{}}
 	for id := range st.AllocatedDevices {
 		for _, d := range inv.LookupID(id) {
 			s.dedicated.Set(d.Index)
@@ -44,6 +48,7 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	for id := range st.AllocatedSharedDeviceIDs {
 		for _, d := range inv.LookupID(id.GetDeviceID()) {
 			s.shared.Set(d.Index)
+			s.shares[d.Index]++
 		}
 	}
 	for id, c := range st.AggregatedCapacity {

@@ -111,6 +111,13 @@ func (t *Tracker) name(uid types.UID) string {
 // uses lists the devices an allocation holds, as upstream's scheduler
 // counts them: admin-access results hold nothing.
 func (t *Tracker) uses(alloc *resourceapi.AllocationResult) []deviceUse {
+	return usesOf(alloc, t.consumableCapacity)
+}
+
+// usesOf lists the devices an allocation holds: admin-access results hold
+// nothing, and without consumableCapacity a shared result counts as a
+// dedicated one.
+func usesOf(alloc *resourceapi.AllocationResult, consumableCapacity bool) []deviceUse {
 	if alloc == nil {
 		return nil
 	}
@@ -120,7 +127,7 @@ func (t *Tracker) uses(alloc *resourceapi.AllocationResult) []deviceUse {
 			continue
 		}
 		u := deviceUse{id: structured.MakeDeviceID(r.Driver, r.Pool, r.Device)}
-		if t.consumableCapacity && r.ShareID != nil {
+		if consumableCapacity && r.ShareID != nil {
 			share := structured.MakeSharedDeviceID(u.id, r.ShareID)
 			u.share = &share
 			if r.ConsumedCapacity != nil {
@@ -286,6 +293,7 @@ func (t *Tracker) State(inv *inventory.Inventory) *State {
 		dedicated:   prev.dedicated.Clone(),
 		shared:      prev.shared.Clone(),
 		aggregated:  maps.Clone(prev.aggregated),
+		shares:      maps.Clone(prev.shares),
 		counters:    map[inventory.PoolID]poolCounters{},
 		countersGen: prev.countersGen,
 	}
@@ -308,7 +316,7 @@ func (t *Tracker) State(inv *inventory.Inventory) *State {
 func (t *Tracker) rebuild(inv *inventory.Inventory) *State {
 	n := inv.NumIndexes()
 	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
-		counters: map[inventory.PoolID]poolCounters{}, countersGen: inv.Generation()}
+		shares: map[int]int{}, counters: map[inventory.PoolID]poolCounters{}, countersGen: inv.Generation()}
 	seen := sets.New[structured.DeviceID]()
 	for _, ids := range []func(func(structured.DeviceID)){
 		func(f func(structured.DeviceID)) {
@@ -348,6 +356,11 @@ func (t *Tracker) setBits(s *State, d *inventory.Device, id structured.DeviceID)
 		s.dedicated.Clear(d.Index)
 	}
 	c, hasCapacity := t.capacity[id]
+	if n := t.sharesOf[id]; n > 0 {
+		s.shares[d.Index] = n
+	} else {
+		delete(s.shares, d.Index)
+	}
 	if t.sharesOf[id] > 0 || hasCapacity {
 		s.shared.Set(d.Index)
 	} else {

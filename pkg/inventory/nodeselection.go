@@ -64,3 +64,12 @@ func (d *Device) NodeSelection() (nodeName *string, selector *v1.NodeSelector) {
 	}
 	return d.Slice.Obj.Spec.NodeName, d.Slice.Obj.Spec.NodeSelector
 }
+
+// LocalTo reports whether the device belongs to that node alone: its slice
+// (or, with perDeviceNodeSelection, the device itself) names the node.
+// Devices that a node selector or allNodes make reachable from several
+// nodes are not local to any.
+func (d *Device) LocalTo(node string) bool {
+	name, _ := d.NodeSelection()
+	return name != nil && *name != "" && *name == node
+}

@@ -1,0 +1,132 @@
+package allocator
+
+import (
+	"maps"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// WhatIf is a change to the allocated devices that a caller simulates
+// without making it: a scheduler's preemption dry run gives back the
+// devices of victims' claims and takes those of pods nominated to the
+// node. Applied to a State it yields another State; the original is
+// untouched, so dry runs on many nodes can share it.
+type WhatIf struct {
+	// Node limits Release to devices local to that node (Device.LocalTo):
+	// a device that other nodes reach too stays allocated.
+	Node string
+	// Release are allocations whose devices become free.
+	Release []*resourceapi.AllocationResult
+	// Take are allocations whose devices become allocated.
+	Take []*resourceapi.AllocationResult
+}
+
+// Empty reports whether the change changes nothing.
+func (w WhatIf) Empty() bool { return len(w.Release) == 0 && len(w.Take) == 0 }
+
+// Apply returns s changed by w, for inv (the inventory s is for). Devices
+// the inventory does not know are irrelevant, as in NewState. A released
+// device is free once its dedicated use is gone, or its last share with
+// the consumed capacity given back; releases come before takes, so a
+// device that one allocation gives back and another takes stays taken.
+func (s *State) Apply(inv *inventory.Inventory, features structured.Features, w WhatIf) *State {
+	if w.Empty() {
+		return s
+	}
+	next := &State{
+		dedicated:   s.dedicated.Clone(),
+		shared:      s.shared.Clone(),
+		aggregated:  maps.Clone(s.aggregated),
+		shares:      maps.Clone(s.shares),
+		counters:    map[inventory.PoolID]poolCounters{},
+		countersGen: s.countersGen,
+	}
+	touched := map[inventory.PoolID]bool{}
+	for _, alloc := range w.Release {
+		for _, u := range usesOf(alloc, features.ConsumableCapacity) {
+			for _, d := range inv.LookupID(u.id) {
+				if d.LocalTo(w.Node) {
+					next.release(d.Index, u)
+					touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
+				}
+			}
+		}
+	}
+	for _, alloc := range w.Take {
+		for _, u := range usesOf(alloc, features.ConsumableCapacity) {
+			for _, d := range inv.LookupID(u.id) {
+				next.take(d.Index, u)
+				touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
+			}
+		}
+	}
+	// Counters of untouched pools stay valid.
+	s.countersMu.Lock()
+	for id, pc := range s.counters {
+		if !touched[id] {
+			next.counters[id] = pc
+		}
+	}
+	s.countersMu.Unlock()
+	return next
+}
+
+// release gives device i's use u back.
+func (s *State) release(i int, u deviceUse) {
+	if u.share == nil {
+		s.dedicated.Clear(i)
+		return
+	}
+	if n := s.shares[i] - 1; n > 0 {
+		s.shares[i] = n
+	} else {
+		delete(s.shares, i)
+	}
+	if u.capacity != nil {
+		if c, ok := s.aggregated[i]; ok {
+			c = c.Clone()
+			c.Sub(u.capacity.ConsumedCapacity)
+			if c.Empty() {
+				delete(s.aggregated, i)
+			} else {
+				s.aggregated[i] = c
+			}
+		}
+	}
+	if _, consumed := s.aggregated[i]; s.shares[i] == 0 && !consumed {
+		s.shared.Clear(i)
+	}
+}
+
+// take adds device i's use u.
+func (s *State) take(i int, u deviceUse) {
+	if u.share == nil {
+		s.dedicated.Set(i)
+		return
+	}
+	s.shares[i]++
+	s.shared.Set(i)
+	if u.capacity != nil {
+		c := structured.ConsumedCapacity{}
+		if prev, ok := s.aggregated[i]; ok {
+			c = prev.Clone()
+		}
+		c.Add(u.capacity.ConsumedCapacity)
+		s.aggregated[i] = c
+	}
+}
+
+// State returns the allocated devices the allocator excludes.
+func (a *Allocator) State() *State { return a.state }
+
+// WithState returns an allocator like a (features, classes, inventory,
+// matcher, policy, and the claims it prepared) whose allocated devices are
+// st: a dry run's allocator over a State changed by a WhatIf.
+func (a *Allocator) WithState(st *State) *Allocator {
+	b := NewWithState(a.features, st, a.classes, a.inv, a.matcher, a.policy)
+	b.prepared.Store(a.prepared.Load())
+	return b
+}

@@ -1,0 +1,177 @@
+package allocator_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+)
+
+// TestWhatIfMatchesARecomputation applies random what-if changes (some
+// claims released on one node, others taken) to a State and compares the
+// result with a State translated from scratch from what would then be
+// allocated: the kept claims, the released claims' devices that are not
+// local to the node, and the taken claims. The original State must not
+// change.
+func TestWhatIfMatchesARecomputation(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(2).Merge(inventorygen.SharedNICs(2))
+	inv := inventory.New()
+	// Where each device is local, from the slices as published.
+	localTo := map[structured.DeviceID]string{}
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+		for _, d := range s.Spec.Devices {
+			localTo[structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name)] = ptr.Deref(s.Spec.NodeName, "")
+		}
+	}
+	devices := cluster.Devices()
+	node := cluster.Nodes[0].Name
+	features := structured.Features{ConsumableCapacity: true}
+	for seed := range uint64(50) {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			share := 0
+			randomAllocation := func() *resourceapi.AllocationResult {
+				alloc := &resourceapi.AllocationResult{}
+				for range 1 + rng.IntN(3) {
+					d := devices[rng.IntN(len(devices))]
+					r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+					switch rng.IntN(4) {
+					case 0:
+						r.AdminAccess = ptr.To(true)
+					case 1:
+						share++
+						r.ShareID = ptr.To(types.UID("share-" + strconv.Itoa(share)))
+						r.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{"bandwidth": resource.MustParse(strconv.Itoa(1+rng.IntN(5)) + "G")}
+					}
+					alloc.Devices.Results = append(alloc.Devices.Results, r)
+				}
+				return alloc
+			}
+			// Claims hold distinct dedicated devices, as in a cluster.
+			held := map[types.UID]*resourceapi.AllocationResult{}
+			taken := map[structured.DeviceID]bool{}
+			for i := range 10 {
+				alloc := randomAllocation()
+				alloc.Devices.Results = dropTaken(alloc.Devices.Results, taken)
+				held[types.UID(strconv.Itoa(i))] = alloc
+			}
+			base := allocator.NewState(inv, naiveState(held, nil))
+			before := allocator.NewState(inv, naiveState(held, nil))
+
+			w := allocator.WhatIf{Node: node}
+			after := map[types.UID]*resourceapi.AllocationResult{}
+			for uid, alloc := range held {
+				if rng.IntN(2) == 0 {
+					after[uid] = alloc
+					continue
+				}
+				w.Release = append(w.Release, alloc)
+				// What the node cannot give back stays allocated.
+				rest := &resourceapi.AllocationResult{}
+				for _, r := range alloc.Devices.Results {
+					if localTo[structured.MakeDeviceID(r.Driver, r.Pool, r.Device)] != node {
+						rest.Devices.Results = append(rest.Devices.Results, r)
+					}
+				}
+				after[uid+"-rest"] = rest
+			}
+			for i := range rng.IntN(3) {
+				alloc := randomAllocation()
+				alloc.Devices.Results = dropTaken(alloc.Devices.Results, taken)
+				w.Take = append(w.Take, alloc)
+				after[types.UID("taken-"+strconv.Itoa(i))] = alloc
+			}
+
+			got := base.Apply(inv, features, w)
+			if diff := allocator.DiffStates(got, allocator.NewState(inv, naiveState(after, nil))); diff != "" {
+				t.Errorf("after the change: %s", diff)
+			}
+			if diff := allocator.DiffStates(base, before); diff != "" {
+				t.Errorf("the original State changed: %s", diff)
+			}
+		})
+	}
+}
+
+// dropTaken removes dedicated results for devices some claim holds already
+// and records the rest.
+func dropTaken(results []resourceapi.DeviceRequestAllocationResult, taken map[structured.DeviceID]bool) []resourceapi.DeviceRequestAllocationResult {
+	var out []resourceapi.DeviceRequestAllocationResult
+	for _, r := range results {
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if r.ShareID == nil && !ptr.Deref(r.AdminAccess, false) {
+			if taken[id] {
+				continue
+			}
+			taken[id] = true
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestWhatIfFreesPartitionsForAWholeDevice: on a node whose every GPU is
+// split into halves held by claims, a claim for one whole GPU does not fit;
+// released on that node, the halves of one GPU make the whole GPU
+// allocatable (its counters are computed anew), released on another node
+// they do not, and an allocator over the original State still says no.
+func TestWhatIfFreesPartitionsForAWholeDevice(t *testing.T) {
+	c := inventorygen.ExampleDriver(2, true)
+	inv := inventory.New()
+	for _, s := range c.Slices {
+		inv.Set(s)
+	}
+	node := c.Nodes[0]
+	held := map[types.UID]*resourceapi.AllocationResult{}
+	var gpu0 []*resourceapi.AllocationResult
+	for g := range inventorygen.ExampleGPUsPerNode {
+		for k := range 2 {
+			alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{
+				Request: "r", Driver: inventorygen.DriverExample, Pool: node.Name, Device: fmt.Sprintf("gpu-%d-half-%d", g, k),
+			}}}}
+			held[types.UID(fmt.Sprintf("%d-%d", g, k))] = alloc
+			if g == 0 {
+				gpu0 = append(gpu0, alloc)
+			}
+		}
+	}
+	features := structured.Features{PartitionableDevices: true}
+	base := allocator.NewState(inv, naiveState(held, nil))
+	whole := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("whole", inventorygen.ClassExample, 1, `device.attributes["gpu.example.com"].partition == "full"`)}
+	a := allocator.NewWithState(features, base, c.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		state    *allocator.State
+		wantFits bool
+	}{
+		{"every GPU split and held: no whole GPU", base, false},
+		{"the halves of gpu-0 released on their node: a whole GPU", base.Apply(inv, features, allocator.WhatIf{Node: node.Name, Release: gpu0}), true},
+		{"the same halves released on another node: still none", base.Apply(inv, features, allocator.WhatIf{Node: c.Nodes[1].Name, Release: gpu0}), false},
+		{"one half of gpu-0 released: still none", base.Apply(inv, features, allocator.WhatIf{Node: node.Name, Release: gpu0[:1]}), false},
+		{"the original State after the changes: still none", base, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fits, err := a.WithState(tc.state).Fits(ctx, node, whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fits != tc.wantFits {
+				t.Errorf("fits %v, want %v", fits, tc.wantFits)
+			}
+		})
+	}
+}
