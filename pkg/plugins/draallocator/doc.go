@@ -59,6 +59,14 @@
 //     in-tree. kube-scheduler's assume gives only the in-tree plugin's
 //     assumed pods that status, so an in-flight ledger (ledger.go) holds
 //     what ours take until the bound pod reaches the node accounting.
+//   - Preemption (preemption.go, releasing.go) follows DefaultPreemption's
+//     dry runs through AddPod/RemovePod in a dryRun state that Clone
+//     copies, apart from the shared stateData; Filter answers over the
+//     allocated devices changed by it (allocator.WhatIf): victims' claims
+//     freed, nominated pods' devices taken. Filter is Unschedulable only
+//     where the pod would fit without the lower-priority pods, and
+//     PostFilter keeps a nomination while the victims' claims are being
+//     released, so no second round of evictions starts.
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a
 //     panic fails only that pod's attempt with an error naming the plugin,
 //     is logged with its stack and counted; Unreserve then releases what
@@ -89,6 +97,10 @@
 //     preemption dry run without the pod drops it, so nothing is counted
 //     twice or left over. Unreserve removes the entry; PreFilter drops
 //     entries the snapshot no longer holds.
+//   - A preemption dry run never writes the pod's stateData or the
+//     tracker: what it removes and adds lives in its own dryRun copy, and
+//     only claims reserved for removed pods alone, on devices local to the
+//     node, count as freed.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator

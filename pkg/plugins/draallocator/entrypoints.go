@@ -30,8 +30,30 @@ func (pl *DRAAllocator) PreFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	return pl.preFilter(ctx, cs, pod, nodes)
 }
 
-// PreFilterExtensions: claims do not depend on other pods on the node.
-func (pl *DRAAllocator) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+// PreFilterExtensions lets preemption's dry runs remove and add pods
+// (preemption.go); nil with preemption disabled, as in-tree.
+func (pl *DRAAllocator) PreFilterExtensions() fwk.PreFilterExtensions {
+	if !pl.preemptionEnabled() {
+		return nil
+	}
+	return pl
+}
+
+// AddPod adds a pod to the node in a preemption dry run or kube-scheduler's
+// pass with the node's nominated pods: its devices count as taken.
+func (pl *DRAAllocator) AddPod(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, podInfo fwk.PodInfo, _ fwk.NodeInfo) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "AddPod", pod, &status)
+	pl.guard.enter("AddPod", pod)
+	return pl.addPod(cs, podInfo)
+}
+
+// RemovePod removes a pod from the node in a preemption dry run: the
+// claims it alone holds count as free.
+func (pl *DRAAllocator) RemovePod(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, podInfo fwk.PodInfo, _ fwk.NodeInfo) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "RemovePod", pod, &status)
+	pl.guard.enter("RemovePod", pod)
+	return pl.removePod(cs, podInfo)
+}
 
 // Filter checks the pod's allocated claims against the node and asks the
 // allocator for the rest.

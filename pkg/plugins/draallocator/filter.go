@@ -87,7 +87,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		return st
 	}
 	if len(claims) > 0 {
-		if st := pl.fitClaims(ctx, s, pod, node, claims, start); st != nil {
+		if st := pl.fitClaims(ctx, s, dryRunOf(cs), pod, nodeInfo, claims, start); st != nil {
 			return st
 		}
 	}
@@ -97,16 +97,24 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	return nil
 }
 
-// fitClaims asks the allocator whether the claims fit on the node,
-// explaining why not when they do not.
-func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.Node, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
+// fitClaims asks the allocator whether the claims fit on the node under
+// the preemption dry run d (nil: none), explaining why not when they do
+// not. Where they would fit had lower-priority pods left the node, the
+// answer is Unschedulable, so that preemption tries the node; elsewhere it
+// is UnschedulableAndUnresolvable.
+func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
+	node := nodeInfo.Node()
+	alloc := s.alloc
+	if !d.empty() {
+		alloc = pl.dryRunAllocator(ctx, s, d, nodeInfo)
+	}
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.
 	timeout := pl.filterTimeout()
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
-	fits, err := s.alloc.FitsWithin(ctx, node, claims, timeout)
+	fits, err := alloc.FitsWithin(ctx, node, claims, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Possibly transient: an error sends the pod to backoff instead of
@@ -125,7 +133,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, pod *v1.Pod
 		if timeout > 0 {
 			deadline = start.Add(timeout)
 		}
-		reason := s.alloc.ExplainWithin(ctx, node, claims, deadline).String()
+		reason := alloc.ExplainWithin(ctx, node, claims, deadline).String()
+		// A preemption dry run's answer is only read as fits or not.
+		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
+			return statusResolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+		}
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -32,6 +33,7 @@ type DRAAllocator struct {
 	handle     fwk.Handle
 	client     kubernetes.Interface
 	draManager fwk.SharedDRAManager
+	podLister  corelisters.PodLister
 	fts        feature.Features
 	features   structured.Features
 	args       *config.DRAAllocatorArgs
@@ -47,6 +49,7 @@ type DRAAllocator struct {
 var (
 	_ fwk.PreEnqueuePlugin         = &DRAAllocator{}
 	_ fwk.PreFilterPlugin          = &DRAAllocator{}
+	_ fwk.PreFilterExtensions      = &DRAAllocator{}
 	_ fwk.FilterPlugin             = &DRAAllocator{}
 	_ fwk.PostFilterPlugin         = &DRAAllocator{}
 	_ fwk.PodGroupPostFilterPlugin = &DRAAllocator{}
@@ -107,6 +110,7 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			handle:      h,
 			client:      h.ClientSet(),
 			draManager:  h.SharedDRAManager(),
+			podLister:   h.SharedInformerFactory().Core().V1().Pods().Lister(),
 			fts:         fts,
 			features:    allocatorfeatures.FromScheduler(fts),
 			args:        args,

@@ -262,6 +262,17 @@ func statusUnschedulable(logger klog.Logger, reason string, kv ...any) *fwk.Stat
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason)
 }
 
+// statusResolvable is statusUnschedulable for a node where preemption may
+// help: Unschedulable, which DefaultPreemption does not skip.
+func statusResolvable(logger klog.Logger, reason string, kv ...any) *fwk.Status {
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		helper, loggerV := loggerV.WithCallStackHelper()
+		helper()
+		loggerV.Info("pod unschedulable unless lower-priority pods leave the node", append(kv, "reason", reason)...)
+	}
+	return fwk.NewStatus(fwk.Unschedulable, reason)
+}
+
 // statusError logs where the error came from and returns it as a status.
 func statusError(logger klog.Logger, err error, kv ...any) *fwk.Status {
 	if loggerV := logger.V(5); loggerV.Enabled() {

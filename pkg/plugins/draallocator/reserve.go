@@ -248,8 +248,13 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 	}
 	start := time.Now()
 	defer func() { observe(pl.latency.postFilter, start, status) }()
-	_, status = pl.freeClaims(ctx, pod, s, sets.New[types.UID]())
-	return nil, status
+	if found, status := pl.freeClaims(ctx, pod, s, sets.New[types.UID]()); found {
+		return nil, status
+	}
+	if node := pl.awaitRelease(ctx, s, pod); node != "" {
+		return awaitingReleaseStatus(node)
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
 
 // freeClaims deallocates one allocated claim of the pod that some node

@@ -19,6 +19,10 @@ type DRAAllocatorArgs struct {
 	ScoringStrategy ScoringStrategy
 	// DeviceSelectionPolicy chooses which devices are picked on a node.
 	DeviceSelectionPolicy DeviceSelectionPolicy
+	// Preemption says whether the plugin takes part in kube-scheduler's
+	// preemption, so that a pod may get devices that lower-priority pods
+	// hold.
+	Preemption PreemptionMode
 }
 
 // ScoringStrategy selects how the plugin scores nodes.
@@ -60,4 +64,22 @@ const (
 // DeviceSelectionPolicies lists every supported DeviceSelectionPolicy, sorted.
 func DeviceSelectionPolicies() []DeviceSelectionPolicy {
 	return []DeviceSelectionPolicy{FirstFit, Packing}
+}
+
+// PreemptionMode says whether the plugin takes part in preemption.
+type PreemptionMode string
+
+const (
+	// PreemptionEnabled: preemption dry runs see the devices victims'
+	// claims free, Filter tells nodes where preemption may help from
+	// hopeless ones, and a nominated pod keeps the devices it freed.
+	PreemptionEnabled PreemptionMode = "Enabled"
+	// PreemptionDisabled: devices are invisible to preemption, as with
+	// the in-tree DynamicResources plugin of Kubernetes 1.37.
+	PreemptionDisabled PreemptionMode = "Disabled"
+)
+
+// PreemptionModes lists every supported PreemptionMode, sorted.
+func PreemptionModes() []PreemptionMode {
+	return []PreemptionMode{PreemptionDisabled, PreemptionEnabled}
 }

@@ -21,6 +21,7 @@ func args(filter, binding time.Duration, s config.ScoringStrategyType, p config.
 		BindingTimeout:        metav1.Duration{Duration: binding},
 		ScoringStrategy:       config.ScoringStrategy{Type: s},
 		DeviceSelectionPolicy: p,
+		Preemption:            config.PreemptionEnabled,
 	}
 }
 
@@ -172,7 +173,7 @@ func TestDecodeRejectsBadArgsWithAClearError(t *testing.T) {
 	}, {
 		name: "internal args are not defaulted, so incomplete ones are rejected",
 		in:   &config.DRAAllocatorArgs{BindingTimeout: metav1.Duration{Duration: time.Second}, DeviceSelectionPolicy: config.FirstFit},
-		want: `DRAAllocator args: scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated"`,
+		want: `DRAAllocator args: [scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated", preemption: Unsupported value: "": supported values: "Disabled", "Enabled"]`,
 	}, {
 		name: "a nil internal args pointer is rejected",
 		in:   (*config.DRAAllocatorArgs)(nil),

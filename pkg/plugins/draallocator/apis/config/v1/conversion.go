@@ -25,6 +25,7 @@ func Convert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocatorArgs
 		}
 	}
 	out.DeviceSelectionPolicy = config.DeviceSelectionPolicy(ptr.Deref(in.DeviceSelectionPolicy, ""))
+	out.Preemption = config.PreemptionMode(ptr.Deref(in.Preemption, ""))
 	return nil
 }
 
@@ -40,6 +41,7 @@ func Convert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAlloca
 		return err
 	}
 	out.DeviceSelectionPolicy = ptr.To(DeviceSelectionPolicy(in.DeviceSelectionPolicy))
+	out.Preemption = ptr.To(PreemptionMode(in.Preemption))
 	return nil
 }
 

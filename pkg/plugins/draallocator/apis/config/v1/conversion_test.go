@@ -35,6 +35,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			BindingTimeout:        metav1.Duration{Duration: 600 * time.Second},
 			ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
 			DeviceSelectionPolicy: config.FirstFit,
+			Preemption:            config.PreemptionEnabled,
 		},
 	}, {
 		name: "non-default values survive the round trip",
@@ -43,6 +44,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			BindingTimeout:        metav1.Duration{Duration: time.Hour},
 			ScoringStrategy:       config.ScoringStrategy{Type: config.LeastAllocated},
 			DeviceSelectionPolicy: config.Packing,
+			Preemption:            config.PreemptionDisabled,
 		},
 	}, {
 		name: "a zero filter timeout survives the round trip instead of being re-defaulted",
@@ -50,6 +52,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			BindingTimeout:        metav1.Duration{Duration: time.Second},
 			ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
 			DeviceSelectionPolicy: config.FirstFit,
+			Preemption:            config.PreemptionEnabled,
 		},
 	}}
 	s := newTestScheme(t)
@@ -84,6 +87,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		BindingTimeout:        dur(4 * time.Second),
 		ScoringStrategy:       strategy(MostAllocated),
 		DeviceSelectionPolicy: policy(Packing),
+		Preemption:            preemption(PreemptionDisabled),
 	}
 	got := &config.DRAAllocatorArgs{}
 	if err := s.Convert(in, got, nil); err != nil {
@@ -94,6 +98,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		BindingTimeout:        metav1.Duration{Duration: 4 * time.Second},
 		ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
 		DeviceSelectionPolicy: config.Packing,
+		Preemption:            config.PreemptionDisabled,
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("unexpected internal args (-want +got):\n%s", diff.Diff(want, got))
@@ -107,6 +112,8 @@ func TestV1AndInternalConstantsAgree(t *testing.T) {
 		{string(LeastAllocated), string(config.LeastAllocated)},
 		{string(FirstFit), string(config.FirstFit)},
 		{string(Packing), string(config.Packing)},
+		{string(PreemptionEnabled), string(config.PreemptionEnabled)},
+		{string(PreemptionDisabled), string(config.PreemptionDisabled)},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {

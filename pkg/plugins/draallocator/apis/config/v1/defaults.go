@@ -19,6 +19,8 @@ const (
 	DefaultScoringStrategyType = FirstAvailable
 	// DefaultDeviceSelectionPolicy is the default deviceSelectionPolicy.
 	DefaultDeviceSelectionPolicy = FirstFit
+	// DefaultPreemption is the default preemption.
+	DefaultPreemption = PreemptionEnabled
 )
 
 // SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
@@ -40,5 +42,9 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.DeviceSelectionPolicy == nil {
 		p := DefaultDeviceSelectionPolicy
 		obj.DeviceSelectionPolicy = &p
+	}
+	if obj.Preemption == nil {
+		p := DefaultPreemption
+		obj.Preemption = &p
 	}
 }

@@ -16,6 +16,7 @@ func strategy(t ScoringStrategyType) *ScoringStrategy {
 	return &ScoringStrategy{Type: &t}
 }
 func policy(p DeviceSelectionPolicy) *DeviceSelectionPolicy { return &p }
+func preemption(m PreemptionMode) *PreemptionMode           { return &m }
 
 func defaulted() *DRAAllocatorArgs {
 	return &DRAAllocatorArgs{
@@ -23,6 +24,7 @@ func defaulted() *DRAAllocatorArgs {
 		BindingTimeout:        dur(600 * time.Second),
 		ScoringStrategy:       strategy(FirstAvailable),
 		DeviceSelectionPolicy: policy(FirstFit),
+		Preemption:            preemption(PreemptionEnabled),
 	}
 }
 
@@ -50,6 +52,7 @@ func TestSetDefaults(t *testing.T) {
 			BindingTimeout:        dur(time.Minute),
 			ScoringStrategy:       strategy(MostAllocated),
 			DeviceSelectionPolicy: policy(FirstFit),
+			Preemption:            preemption(PreemptionEnabled),
 		},
 	}, {
 		name: "an explicit zero filter timeout is kept because it disables the limit",
@@ -59,6 +62,7 @@ func TestSetDefaults(t *testing.T) {
 			BindingTimeout:        dur(600 * time.Second),
 			ScoringStrategy:       strategy(FirstAvailable),
 			DeviceSelectionPolicy: policy(FirstFit),
+			Preemption:            preemption(PreemptionEnabled),
 		},
 	}, {
 		name: "fully set args are left unchanged",
@@ -67,12 +71,14 @@ func TestSetDefaults(t *testing.T) {
 			BindingTimeout:        dur(time.Second),
 			ScoringStrategy:       strategy(LeastAllocated),
 			DeviceSelectionPolicy: policy(Packing),
+			Preemption:            preemption(PreemptionDisabled),
 		},
 		want: &DRAAllocatorArgs{
 			FilterTimeout:         dur(time.Second),
 			BindingTimeout:        dur(time.Second),
 			ScoringStrategy:       strategy(LeastAllocated),
 			DeviceSelectionPolicy: policy(Packing),
+			Preemption:            preemption(PreemptionDisabled),
 		},
 	}}
 	for _, tc := range tests {
@@ -115,7 +121,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit"}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled"}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

@@ -32,6 +32,12 @@ func filler(seed uint64) *randfill.Filler {
 		func(p *DeviceSelectionPolicy, c randfill.Continue) {
 			*p = DeviceSelectionPolicy(pick(c, string(FirstFit), string(Packing), "Unknown", ""))
 		},
+		func(m *PreemptionMode, c randfill.Continue) {
+			*m = PreemptionMode(pick(c, string(PreemptionEnabled), string(PreemptionDisabled), "Unknown", ""))
+		},
+		func(m *config.PreemptionMode, c randfill.Continue) {
+			*m = config.PreemptionMode(pick(c, string(config.PreemptionEnabled), string(config.PreemptionDisabled)))
+		},
 		func(t *config.ScoringStrategyType, c randfill.Continue) {
 			*t = config.ScoringStrategyType(pick(c, string(config.FirstAvailable), string(config.MostAllocated), string(config.LeastAllocated)))
 		},
@@ -112,7 +118,8 @@ func TestRandomArgsSurviveEveryRoundTrip(t *testing.T) {
 			*out.FilterTimeout = metav1.Duration{Duration: in.FilterTimeout.Duration + time.Second}
 			*out.ScoringStrategy.Type = "changed"
 			*out.DeviceSelectionPolicy = "changed"
-			if in.FilterTimeout.Duration == out.FilterTimeout.Duration || *in.ScoringStrategy.Type == "changed" || *in.DeviceSelectionPolicy == "changed" {
+			*out.Preemption = "changed"
+			if in.FilterTimeout.Duration == out.FilterTimeout.Duration || *in.ScoringStrategy.Type == "changed" || *in.DeviceSelectionPolicy == "changed" || *in.Preemption == "changed" {
 				t.Fatalf("the deep copy shares memory with the original")
 			}
 		}

@@ -27,6 +27,12 @@ type DRAAllocatorArgs struct {
 	// One of FirstFit, Packing. Defaults to FirstFit.
 	// +optional
 	DeviceSelectionPolicy *DeviceSelectionPolicy `json:"deviceSelectionPolicy,omitempty"`
+	// Preemption says whether the plugin takes part in kube-scheduler's
+	// preemption (DefaultPreemption), so that a pod may get devices that
+	// lower-priority pods hold. One of Enabled, Disabled. Defaults to
+	// Enabled.
+	// +optional
+	Preemption *PreemptionMode `json:"preemption,omitempty"`
 }
 
 // ScoringStrategy selects how the plugin scores nodes.
@@ -58,4 +64,16 @@ const (
 	FirstFit DeviceSelectionPolicy = "FirstFit"
 	// Packing prefers devices that leave the fewest fragmented leftovers.
 	Packing DeviceSelectionPolicy = "Packing"
+)
+
+// PreemptionMode says whether the plugin takes part in preemption.
+type PreemptionMode string
+
+const (
+	// PreemptionEnabled: a pod may get devices that lower-priority pods
+	// hold, by kube-scheduler's preemption.
+	PreemptionEnabled PreemptionMode = "Enabled"
+	// PreemptionDisabled: devices are invisible to preemption, as with
+	// the in-tree DynamicResources plugin of Kubernetes 1.37.
+	PreemptionDisabled PreemptionMode = "Disabled"
 )

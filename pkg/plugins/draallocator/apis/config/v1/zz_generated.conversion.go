@@ -53,6 +53,7 @@ func autoConvert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocator
 	}
 	// WARNING: in.ScoringStrategy requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.ScoringStrategy vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.ScoringStrategy)
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy)
+	// WARNING: in.Preemption requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode)
 	return nil
 }
 
@@ -65,6 +66,7 @@ func autoConvert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAl
 	}
 	// WARNING: in.ScoringStrategy requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.ScoringStrategy vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.ScoringStrategy)
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy)
+	// WARNING: in.Preemption requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode)
 	return nil
 }
 

@@ -36,6 +36,11 @@ func (in *DRAAllocatorArgs) DeepCopyInto(out *DRAAllocatorArgs) {
 		*out = new(DeviceSelectionPolicy)
 		**out = **in
 	}
+	if in.Preemption != nil {
+		in, out := &in.Preemption, &out.Preemption
+		*out = new(PreemptionMode)
+		**out = **in
+	}
 	return
 }
 

@@ -15,8 +15,8 @@ import (
 // valid. path is prepended to every field path and may be nil.
 //
 // Rules: filterTimeout >= 0 (0 disables the limit), bindingTimeout > 0,
-// scoringStrategy.type and deviceSelectionPolicy must be one of the
-// supported constants.
+// scoringStrategy.type, deviceSelectionPolicy and preemption must be one of
+// the supported constants.
 func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) error {
 	if args == nil {
 		if path == nil {
@@ -42,6 +42,10 @@ func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) e
 	if p := args.DeviceSelectionPolicy; !slices.Contains(config.DeviceSelectionPolicies(), p) {
 		allErrs = append(allErrs, field.NotSupported(path.Child("deviceSelectionPolicy"), p,
 			config.DeviceSelectionPolicies()))
+	}
+	if p := args.Preemption; !slices.Contains(config.PreemptionModes(), p) {
+		allErrs = append(allErrs, field.NotSupported(path.Child("preemption"), p,
+			config.PreemptionModes()))
 	}
 
 	return allErrs.ToAggregate()

@@ -18,6 +18,7 @@ func valid() *config.DRAAllocatorArgs {
 		BindingTimeout:        metav1.Duration{Duration: 600 * time.Second},
 		ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
 		DeviceSelectionPolicy: config.FirstFit,
+		Preemption:            config.PreemptionEnabled,
 	}
 }
 
@@ -69,6 +70,13 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		modify: func(a *config.DRAAllocatorArgs) { a.ScoringStrategy.Type = "" },
 		want:   []wantErr{{field.ErrorTypeNotSupported, "scoringStrategy.type"}},
 	}, {
+		name:   "preemption may be disabled",
+		modify: func(a *config.DRAAllocatorArgs) { a.Preemption = config.PreemptionDisabled },
+	}, {
+		name:   "an unknown preemption mode is not supported at preemption",
+		modify: func(a *config.DRAAllocatorArgs) { a.Preemption = "Sometimes" },
+		want:   []wantErr{{field.ErrorTypeNotSupported, "preemption"}},
+	}, {
 		name:   "an unknown device selection policy is not supported at deviceSelectionPolicy",
 		modify: func(a *config.DRAAllocatorArgs) { a.DeviceSelectionPolicy = "BestFit" },
 		want:   []wantErr{{field.ErrorTypeNotSupported, "deviceSelectionPolicy"}},
@@ -82,6 +90,7 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 			{field.ErrorTypeInvalid, "bindingTimeout"},
 			{field.ErrorTypeNotSupported, "scoringStrategy.type"},
 			{field.ErrorTypeNotSupported, "deviceSelectionPolicy"},
+			{field.ErrorTypeNotSupported, "preemption"},
 		},
 	}, {
 		name:   "field paths are relative to the given path",
@@ -137,6 +146,10 @@ func TestErrorMessagesNameTheFieldAndTheSupportedValues(t *testing.T) {
 		name:   "an unknown policy lists the supported policies",
 		modify: func(a *config.DRAAllocatorArgs) { a.DeviceSelectionPolicy = "BestFit" },
 		want:   `deviceSelectionPolicy: Unsupported value: "BestFit": supported values: "FirstFit", "Packing"`,
+	}, {
+		name:   "an unknown preemption mode lists the supported modes",
+		modify: func(a *config.DRAAllocatorArgs) { a.Preemption = "Sometimes" },
+		want:   `preemption: Unsupported value: "Sometimes": supported values: "Disabled", "Enabled"`,
 	}, {
 		name:   "a negative filter timeout shows the duration",
 		modify: func(a *config.DRAAllocatorArgs) { a.FilterTimeout.Duration = -time.Second },

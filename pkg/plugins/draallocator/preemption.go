@@ -1,0 +1,297 @@
+package draallocator
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
+)
+
+// Preemption for devices. kube-scheduler's DefaultPreemption finds victims
+// by dry runs: on a copy of the cycle state and of the node, it removes
+// lower-priority pods (RemovePod), runs Filter, and adds them back one by
+// one (AddPod) while the pod still fits. Before every Filter it also adds
+// the pods nominated to the node with at least the pod's priority, so
+// that they keep what their own preemption freed. The plugin follows
+// those calls in a dryRun of its own and, in Filter, answers for the
+// devices the change would free and take (allocator.WhatIf): a claim is
+// freed when every pod it is reserved for is removed and no pod left on
+// the node uses it; a nominated pod takes the devices its unallocated
+// claims would get on the node.
+
+// dryRunKey is the cycle-state key of the plugin's dryRun.
+const dryRunKey fwk.StateKey = Name + "/dry-run"
+
+// dryRun is what a preemption dry run, or kube-scheduler's pass with the
+// node's nominated pods, changes on one node: pods removed from it and
+// pods added to it. Unlike stateData it is copied by Clone, because
+// DefaultPreemption clones the cycle state once per node and runs the
+// nodes in parallel; AddPod and RemovePod write only their own copy.
+type dryRun struct {
+	removed map[types.UID]*v1.Pod
+	added   map[types.UID]*v1.Pod
+}
+
+// Clone copies the change: every dry run changes its own.
+func (d *dryRun) Clone() fwk.StateData {
+	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added)}
+}
+
+// empty reports whether the dry run changes nothing.
+func (d *dryRun) empty() bool { return d == nil || len(d.removed) == 0 && len(d.added) == 0 }
+
+// remove records a pod removed from the node; removing a pod the dry run
+// added undoes the addition, so any order of calls gives the same change.
+func (d *dryRun) remove(pod *v1.Pod) {
+	if _, ok := d.added[pod.UID]; ok {
+		delete(d.added, pod.UID)
+		return
+	}
+	d.removed[pod.UID] = pod
+}
+
+// add records a pod added to the node, or a removed one given back.
+func (d *dryRun) add(pod *v1.Pod) {
+	if _, ok := d.removed[pod.UID]; ok {
+		delete(d.removed, pod.UID)
+		return
+	}
+	d.added[pod.UID] = pod
+}
+
+// dryRunOf returns the cycle state's dry run, nil when nothing was
+// removed or added.
+func dryRunOf(cs fwk.CycleState) *dryRun {
+	d, err := stateAs[*dryRun](cs.Read(dryRunKey))
+	if err != nil {
+		return nil
+	}
+	return d
+}
+
+// changeDryRun applies change to the cycle state's dry run, creating it in
+// this copy of the cycle state on first use. Pods for which the plugin
+// allocates nothing need none: their Filter does not look at devices.
+func (pl *DRAAllocator) changeDryRun(cs fwk.CycleState, change func(*dryRun)) *fwk.Status {
+	s, err := getState(cs)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if s.alloc == nil {
+		return nil
+	}
+	d := dryRunOf(cs)
+	if d == nil {
+		d = &dryRun{removed: map[types.UID]*v1.Pod{}, added: map[types.UID]*v1.Pod{}}
+		cs.Write(dryRunKey, d)
+	}
+	change(d)
+	return nil
+}
+
+// addPod: see AddPod.
+func (pl *DRAAllocator) addPod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Status {
+	return pl.changeDryRun(cs, func(d *dryRun) { d.add(podInfo.GetPod()) })
+}
+
+// removePod: see RemovePod.
+func (pl *DRAAllocator) removePod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Status {
+	return pl.changeDryRun(cs, func(d *dryRun) { d.remove(podInfo.GetPod()) })
+}
+
+// preemptionEnabled reports whether the plugin takes part in preemption.
+func (pl *DRAAllocator) preemptionEnabled() bool {
+	return pl.args.Preemption != config.PreemptionDisabled
+}
+
+// dryRunAllocator returns the allocator that answers for the node under
+// the dry run: its removed pods' claims freed, its added pods' devices
+// taken.
+func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) *allocator.Allocator {
+	w := allocator.WhatIf{Node: nodeInfo.Node().Name}
+	w.Release = pl.released(d.removed, nodeInfo.Node().Name, nodeInfo.GetPods())
+	base := s.alloc.State()
+	if len(w.Release) > 0 {
+		base = base.Apply(pl.inv.inv, pl.features, w)
+		w.Release = nil
+	}
+	w.Take = pl.nominatedDevices(ctx, s.alloc.WithState(base), d.added, nodeInfo)
+	return s.alloc.WithState(base.Apply(pl.inv.inv, pl.features, w))
+}
+
+// released returns the allocations that removing pods from node frees:
+// those of the removed pods' claims (their extended-resource claim too)
+// that are reserved for removed pods alone — not for a PodGroup, a pod that
+// stays or anything else — and that no pod staying on the node uses (a
+// claim in flight or not yet reserved). A claim in flight counts with its
+// pending allocation.
+func (pl *DRAAllocator) released(removed map[types.UID]*v1.Pod, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
+	var used sets.Set[types.UID]
+	seen := sets.New[types.UID]()
+	var out []*resourceapi.AllocationResult
+	for _, pod := range removed {
+		if pod.Spec.NodeName != node {
+			continue
+		}
+		for _, claim := range pl.claimsOf(pod) {
+			if seen.Has(claim.UID) {
+				continue
+			}
+			seen.Insert(claim.UID)
+			alloc := claim.Status.Allocation
+			if alloc == nil {
+				alloc = pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID)
+			}
+			if alloc == nil || !reservedOnlyFor(claim, removed) {
+				continue
+			}
+			if used == nil {
+				used = pl.claimsUsedBy(staying)
+			}
+			if !used.Has(claim.UID) {
+				out = append(out, alloc)
+			}
+		}
+	}
+	return out
+}
+
+// reservedOnlyFor reports whether every consumer in the claim's
+// reservedFor is one of pods.
+func reservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Pod) bool {
+	for _, c := range claim.Status.ReservedFor {
+		if c.APIGroup != "" || c.Resource != "pods" {
+			return false
+		}
+		if _, ok := pods[c.UID]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// claimsOf returns the pod's existing claims: those its spec names and its
+// extended-resource claim. Claims not (yet) in the cache are left out.
+func (pl *DRAAllocator) claimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
+	var out []*resourceapi.ResourceClaim
+	get := func(name string) {
+		if claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, name); err == nil {
+			out = append(out, claim)
+		}
+	}
+	for i := range pod.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
+			get(*name)
+		}
+	}
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
+		get(st.ResourceClaimName)
+	}
+	return out
+}
+
+// claimsUsedBy returns the UIDs of the claims the pods use.
+func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
+	used := sets.New[types.UID]()
+	for _, pi := range pods {
+		pod := pi.GetPod()
+		if len(pod.Spec.ResourceClaims) == 0 && pod.Status.ExtendedResourceClaimStatus == nil {
+			continue
+		}
+		for _, claim := range pl.claimsOf(pod) {
+			used.Insert(claim.UID)
+		}
+	}
+	return used
+}
+
+// nominatedDevices returns what the pods added to the node take there:
+// for pods whose claims are not allocated yet (a preemptor waiting for its
+// victims' devices), the devices alloc would give them on the node, higher
+// priorities first. Allocated claims are in alloc's State already. A pod
+// whose claims do not fit takes nothing.
+func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.Allocator, added map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
+	if len(added) == 0 {
+		return nil
+	}
+	pods := slices.SortedFunc(maps.Values(added), func(a, b *v1.Pod) int {
+		if c := cmp.Compare(corev1helpers.PodPriority(b), corev1helpers.PodPriority(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.UID, b.UID)
+	})
+	logger := klog.FromContext(ctx)
+	node := nodeInfo.Node()
+	var out []*resourceapi.AllocationResult
+	for _, pod := range pods {
+		claims, err := pl.podClaims(pod)
+		if err != nil {
+			continue
+		}
+		claims = slices.DeleteFunc(claims, func(c *resourceapi.ResourceClaim) bool {
+			return c.Status.Allocation != nil || pl.draManager.ResourceClaims().GetPendingAllocation(c.UID) != nil
+		})
+		if len(claims) == 0 {
+			continue
+		}
+		results, err := alloc.Allocate(ctx, node, claims)
+		if err != nil || len(results) != len(claims) {
+			logger.V(5).Info("Nominated pod's claims do not fit on its node", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
+			continue
+		}
+		taken := make([]*resourceapi.AllocationResult, len(results))
+		for i := range results {
+			taken[i] = &results[i]
+		}
+		out = append(out, taken...)
+		alloc = alloc.WithState(alloc.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
+	}
+	return out
+}
+
+// preemptionMayHelp reports whether the claims would fit on the node had
+// every pod of lower priority than pod left it, under the dry run d (nil:
+// none): Filter then answers Unschedulable, so that DefaultPreemption
+// tries the node, instead of UnschedulableAndUnresolvable.
+func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim) bool {
+	if !pl.preemptionEnabled() || pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
+		return false
+	}
+	priority := corev1helpers.PodPriority(pod)
+	all := &dryRun{removed: map[types.UID]*v1.Pod{}, added: map[types.UID]*v1.Pod{}}
+	if d != nil {
+		all = d.Clone().(*dryRun)
+	}
+	var staying []fwk.PodInfo
+	for _, pi := range nodeInfo.GetPods() {
+		if p := pi.GetPod(); corev1helpers.PodPriority(p) < priority {
+			all.remove(p)
+		} else {
+			staying = append(staying, pi)
+		}
+	}
+	if len(staying) == len(nodeInfo.GetPods()) {
+		return false
+	}
+	node := nodeInfo.Node()
+	w := allocator.WhatIf{Node: node.Name, Release: pl.released(all.removed, node.Name, staying)}
+	if len(w.Release) == 0 {
+		return false
+	}
+	base := s.alloc.State().Apply(pl.inv.inv, pl.features, w)
+	w = allocator.WhatIf{Take: pl.nominatedDevices(ctx, s.alloc.WithState(base), all.added, nodeInfo)}
+	fits, err := s.alloc.WithState(base.Apply(pl.inv.inv, pl.features, w)).Fits(ctx, node, claims)
+	return err == nil && fits
+}

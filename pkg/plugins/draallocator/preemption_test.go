@@ -1,0 +1,496 @@
+package draallocator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// The preemption tests run on "node-1", with four devices dev-0..dev-3,
+// and "node-2" with four more; a network-attached device "net-0" reaches
+// both. Pods on node-1 hold devices through claims named after them.
+
+const (
+	lowPriority  = 100
+	highPriority = 1000
+)
+
+// preemptionCluster is node-1 and node-2 with four devices each and the
+// class of all of them.
+func preemptionCluster() ([]*v1.Node, []runtime.Object) {
+	node1 := objects.MakeSlice("node-1", testDriver, "node-1")
+	node2 := objects.MakeSlice("node-2", testDriver, "node-2")
+	for i := range 4 {
+		node1.Device(fmt.Sprintf("dev-%d", i), nil)
+		node2.Device(fmt.Sprintf("dev-%d", i), nil)
+	}
+	return []*v1.Node{objects.MakeNode("node-1").Obj(), objects.MakeNode("node-2").Obj()}, []runtime.Object{
+		objects.DeviceClass(testDriver, testDriver), node1.Obj(), node2.Obj(),
+	}
+}
+
+// networkDevice is the slice of "net-0", a device every node reaches.
+func networkDevice() *resourceapi.ResourceSlice {
+	net := objects.MakeSlice("net", testDriver, "").Device("net-0", nil).Obj()
+	net.Spec.NodeName = nil
+	net.Spec.AllNodes = ptr.To(true)
+	net.Spec.Pool.Name = "net"
+	return net
+}
+
+// boundPod is a pod on node with priority, using the named claims.
+func boundPod(name, node string, priority int32, claims ...string) *v1.Pod {
+	w := objects.MakePod(name, testNamespace)
+	for i, c := range claims {
+		w.Claim(fmt.Sprintf("c%d", i), c)
+	}
+	pod := w.Obj()
+	pod.UID = types.UID("pod-" + name)
+	pod.Spec.NodeName = node
+	pod.Spec.Priority = ptr.To(priority)
+	return pod
+}
+
+// preemptor is an unscheduled pod of highPriority asking for n devices.
+func preemptor(n int64) (*v1.Pod, *resourceapi.ResourceClaim) {
+	claim := objects.Claim("want", testNamespace, objects.ClaimSpec("dev", testDriver, n))
+	pod := boundPod("preemptor", "", highPriority, "want")
+	return pod, claim
+}
+
+// heldClaim is claim name, allocated the devices of pool, reserved for
+// consumers (pods, or other references).
+func heldClaim(name, pool string, devices []string, consumers ...resourceapi.ResourceClaimConsumerReference) *resourceapi.ResourceClaim {
+	claim := objects.Claim(name, testNamespace, objects.ClaimSpec("dev", testDriver, int64(len(devices))))
+	alloc := &resourceapi.AllocationResult{}
+	for _, d := range devices {
+		alloc.Devices.Results = append(alloc.Devices.Results, resourceapi.DeviceRequestAllocationResult{Request: "dev", Driver: testDriver, Pool: pool, Device: d})
+	}
+	if pool != "net" {
+		alloc.NodeSelector = objects.NodeSelectorFor(pool)
+	}
+	claim.Status.Allocation = alloc
+	claim.Status.ReservedFor = consumers
+	return claim
+}
+
+// consumer is a pod's entry in reservedFor.
+func consumer(pod *v1.Pod) resourceapi.ResourceClaimConsumerReference {
+	return resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID}
+}
+
+// fullNode1 is node-1 with each device held by its own low-priority pod
+// low-<i> through claim held-<i>.
+func fullNode1() (pods []*v1.Pod, objs []runtime.Object) {
+	for i := range 4 {
+		pod := boundPod(fmt.Sprintf("low-%d", i), "node-1", lowPriority, fmt.Sprintf("held-%d", i))
+		pods = append(pods, pod)
+		objs = append(objs, pod, heldClaim(fmt.Sprintf("held-%d", i), "node-1", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+	}
+	return pods, objs
+}
+
+// nodeInfo returns a copy of the harness's node, which a dry run may
+// change.
+func (h *harness) nodeInfo(name string) fwk.NodeInfo {
+	h.t.Helper()
+	for _, ni := range h.nodes {
+		if ni.Node().Name == name {
+			return ni.Snapshot()
+		}
+	}
+	h.t.Fatalf("no node %s", name)
+	return nil
+}
+
+// dryRun removes pods from a copy of the cycle state and of the node, as
+// DefaultPreemption does, and returns Filter's answer there.
+func (c *cycle) dryRun(node string, removed ...*v1.Pod) *fwk.Status {
+	c.h.t.Helper()
+	cs := c.state.Clone()
+	ni := c.h.nodeInfo(node)
+	logger := klog.FromContext(c.h.ctx)
+	for _, pod := range removed {
+		if pod.Spec.NodeName == node {
+			if err := ni.RemovePod(logger, pod); err != nil {
+				c.h.t.Fatal(err)
+			}
+		}
+		if st := c.pl.RemovePod(c.h.ctx, cs, c.pod, podInfo(c.h.t, pod), ni); !st.IsSuccess() {
+			c.h.t.Fatalf("RemovePod %s: %v", pod.Name, st)
+		}
+	}
+	return c.pl.Filter(c.h.ctx, cs, c.pod, ni)
+}
+
+func podInfo(t *testing.T, pod *v1.Pod) fwk.PodInfo {
+	t.Helper()
+	pi, err := framework.NewPodInfo(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pi
+}
+
+func TestADryRunFreesExactlyTheClaimsThatOnlyItsRemovedPodsHold(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	objs = append(objs, held...)
+	// Node-2: dev-0 is shared by a low pod and a high pod; dev-1 by two
+	// low pods; dev-2 is reserved for a PodGroup; dev-3 is allocated,
+	// reserved for nobody, and used by a low pod. The network device is
+	// held by a low pod on node-2.
+	shareLow := boundPod("share-low", "node-2", lowPriority, "shared-high")
+	shareHigh := boundPod("share-high", "node-2", highPriority+1, "shared-high")
+	pairA := boundPod("pair-a", "node-2", lowPriority, "shared-pair")
+	pairB := boundPod("pair-b", "node-2", lowPriority, "shared-pair")
+	grouped := boundPod("grouped", "node-2", lowPriority, "group-claim")
+	unreserved := boundPod("unreserved", "node-2", lowPriority, "unreserved", "net")
+	objs = append(objs, networkDevice(), shareLow, shareHigh, pairA, pairB, grouped, unreserved,
+		heldClaim("shared-high", "node-2", []string{"dev-0"}, consumer(shareLow), consumer(shareHigh)),
+		heldClaim("shared-pair", "node-2", []string{"dev-1"}, consumer(pairA), consumer(pairB)),
+		heldClaim("group-claim", "node-2", []string{"dev-2"}, resourceapi.ResourceClaimConsumerReference{
+			APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "podgroup-train"}),
+		heldClaim("unreserved", "node-2", []string{"dev-3"}),
+		heldClaim("net", "net", []string{"net-0"}, consumer(unreserved)),
+	)
+	for _, n := range []int64{1, 2, 4} {
+		pod, claim := preemptor(n)
+		claim.Name = fmt.Sprintf("want-%d", n)
+		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
+		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
+		objs = append(objs, pod, claim)
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	want := func(n int) *v1.Pod {
+		pod, err := h.client.CoreV1().Pods(testNamespace).Get(h.ctx, fmt.Sprintf("want-%d", n), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pod
+	}
+	for _, tc := range []struct {
+		name    string
+		devices int
+		node    string
+		removed []*v1.Pod
+		fits    bool
+	}{
+		{"removing nobody frees nothing", 1, "node-1", nil, false},
+		{"removing the holder of one device frees it", 1, "node-1", low[:1], true},
+		{"one freed device is not two", 2, "node-1", low[2:3], false},
+		{"removing two holders frees two devices", 2, "node-1", low[1:3], true},
+		{"removing every holder frees the whole node", 4, "node-1", low, true},
+		{"pods removed on another node free nothing here", 1, "node-1", []*v1.Pod{pairA, pairB, shareLow, unreserved}, false},
+		{"a claim shared with a pod that stays frees nothing", 1, "node-2", []*v1.Pod{shareLow, pairA}, false},
+		{"a claim all of whose pods are removed is freed", 1, "node-2", []*v1.Pod{pairA, pairB}, true},
+		{"a claim reserved for a PodGroup is never freed", 1, "node-2", []*v1.Pod{grouped}, false},
+		{"an allocated claim reserved for nobody is freed with the pod that uses it", 1, "node-2", []*v1.Pod{unreserved}, true},
+		{"a network-attached device does not count as freed on the node", 2, "node-2", []*v1.Pod{unreserved}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, st := h.filter(pl, want(tc.devices))
+			if st != nil {
+				t.Fatalf("PreFilter: %v", st)
+			}
+			if got := c.dryRun(tc.node, tc.removed...).IsSuccess(); got != tc.fits {
+				t.Errorf("fits after removing %v: %v, want %v", podNames(tc.removed), got, tc.fits)
+			}
+		})
+	}
+}
+
+func podNames(pods []*v1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func TestADryRunFreesTheDevicesOfAPodInItsBindingCycle(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	// low-3's claim is in flight instead: chosen by its own cycle, not
+	// written yet.
+	objs = append(objs, held[:6]...)
+	objs = append(objs, low[3], objects.Claim("held-3", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	pod, claim := preemptor(1)
+	objs = append(objs, pod, claim)
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+
+	assumed := low[3].DeepCopy()
+	assumed.Spec.NodeName = ""
+	inFlight, st := h.filter(pl, assumed)
+	if st != nil || !slices.Contains(inFlight.feasible, "node-1") {
+		t.Fatalf("low-3 fits on %v (PreFilter %v), want node-1", inFlight.feasible, st)
+	}
+	if st := pl.Reserve(h.ctx, inFlight.state, assumed, "node-1"); !st.IsSuccess() {
+		t.Fatalf("Reserve: %v", st)
+	}
+	if h.manager.ResourceClaims().GetPendingAllocation(h.claim(testNamespace, "held-3").UID) == nil {
+		t.Fatal("no pending allocation after Reserve")
+	}
+
+	c, st := h.filter(pl, pod)
+	if st != nil || len(c.feasible) != 1 || c.feasible[0] != "node-2" {
+		t.Fatalf("preemptor fits on %v (PreFilter %v), want node-2 only", c.feasible, st)
+	}
+	if !c.dryRun("node-1", low[3]).IsSuccess() {
+		t.Error("removing the pod in its binding cycle did not free the device in flight for it")
+	}
+	if c.dryRun("node-1", low[2]).IsSuccess() == false {
+		t.Error("removing a bound holder did not free its device")
+	}
+}
+
+func TestFilterTellsNodesWherePreemptionMayHelpFromHopelessOnes(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	_, held := fullNode1()
+	objs = append(objs, held...)
+	// Node-2: every device held by a pod of the preemptor's priority.
+	for i := range 4 {
+		pod := boundPod(fmt.Sprintf("peer-%d", i), "node-2", highPriority, fmt.Sprintf("peer-%d", i))
+		objs = append(objs, pod, heldClaim(fmt.Sprintf("peer-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+	}
+	for _, n := range []int64{2, 6} {
+		claim := objects.Claim(fmt.Sprintf("want-%d", n), testNamespace, objects.ClaimSpec("dev", testDriver, n))
+		objs = append(objs, claim)
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	asking := func(n int, mutate ...func(*v1.Pod)) *v1.Pod {
+		pod := boundPod(fmt.Sprintf("asks-%d", n), "", highPriority, fmt.Sprintf("want-%d", n))
+		for _, m := range mutate {
+			m(pod)
+		}
+		return pod
+	}
+	never := func(p *v1.Pod) { p.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever) }
+	for _, tc := range []struct {
+		name       string
+		pod        *v1.Pod
+		node       string
+		preemption config.PreemptionMode
+		want       fwk.Code
+	}{
+		{"a node whose devices lower-priority pods hold: preemption may help", asking(2), "node-1", config.PreemptionEnabled, fwk.Unschedulable},
+		{"a node whose devices pods of the same priority hold: hopeless", asking(2), "node-2", config.PreemptionEnabled, fwk.UnschedulableAndUnresolvable},
+		{"a node with too few devices even when empty: hopeless", asking(6), "node-1", config.PreemptionEnabled, fwk.UnschedulableAndUnresolvable},
+		{"a pod that never preempts: hopeless", asking(2, never), "node-1", config.PreemptionEnabled, fwk.UnschedulableAndUnresolvable},
+		{"preemption disabled: hopeless, as in-tree", asking(2), "node-1", config.PreemptionDisabled, fwk.UnschedulableAndUnresolvable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl.args.Preemption = tc.preemption
+			defer func() { pl.args.Preemption = config.PreemptionEnabled }()
+			cs := framework.NewCycleState()
+			if _, st := pl.PreFilter(h.ctx, cs, tc.pod, h.nodes); !st.IsSuccess() {
+				t.Fatalf("PreFilter: %v", st)
+			}
+			st := pl.Filter(h.ctx, cs, tc.pod, h.nodeInfo(tc.node))
+			if st.Code() != tc.want {
+				t.Errorf("Filter on %s: %v, want code %v", tc.node, st, tc.want)
+			}
+			if gotExt := pl.PreFilterExtensions() != nil; gotExt != (tc.preemption == config.PreemptionEnabled) {
+				t.Errorf("PreFilterExtensions set: %v with preemption %s", gotExt, tc.preemption)
+			}
+		})
+	}
+}
+
+func TestANominatedPodKeepsTheDevicesItsPreemptionFreedFromPodsOfLowerPriority(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	_, held := fullNode1()
+	// Three of node-1's devices stay held; dev-0 is free (its holder
+	// preempted), and the preemptor, nominated to node-1, waits for it.
+	objs = append(objs, held[2:]...)
+	pod, claim := preemptor(1)
+	objs = append(objs, pod, claim, objects.Claim("mid", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	h := newHarness(t, nil, []string{"default"}, slices.Clone(nodes), objs...)
+	pl := h.plugins[0]
+	nominated := pod.DeepCopy()
+	nominated.Status.NominatedNodeName = "node-1"
+	mid := boundPod("mid", "", (lowPriority+highPriority)/2, "mid")
+
+	c, st := h.filter(pl, mid)
+	if st != nil || !slices.Contains(c.feasible, "node-1") {
+		t.Fatalf("mid fits on %v (PreFilter %v), want node-1 among them before anything is nominated", c.feasible, st)
+	}
+	// kube-scheduler adds the nominated pods of at least mid's priority
+	// to a copy of the state before Filter.
+	cs := c.state.Clone()
+	ni := h.nodeInfo("node-1")
+	ni.AddPodInfo(podInfo(t, nominated))
+	if st := pl.AddPod(h.ctx, cs, mid, podInfo(t, nominated), ni); !st.IsSuccess() {
+		t.Fatalf("AddPod: %v", st)
+	}
+	if st := pl.Filter(h.ctx, cs, mid, ni); st.IsSuccess() {
+		t.Error("a lower-priority pod took the device its nominated preemptor waits for")
+	}
+	// The preemptor's claim is what it takes: without it, mid fits.
+	if st := pl.Filter(h.ctx, c.state, mid, h.nodeInfo("node-1")); !st.IsSuccess() {
+		t.Errorf("without the nominated pod, mid does not fit: %v", st)
+	}
+	// Removing the nominated pod again (in any order) undoes it.
+	if st := pl.RemovePod(h.ctx, cs, mid, podInfo(t, nominated), ni); !st.IsSuccess() {
+		t.Fatalf("RemovePod: %v", st)
+	}
+	if st := pl.Filter(h.ctx, cs, mid, h.nodeInfo("node-1")); !st.IsSuccess() {
+		t.Errorf("after AddPod then RemovePod of the nominated pod, mid does not fit: %v", st)
+	}
+}
+
+func TestAddPodAndRemovePodGiveTheSameAnswerInAnyOrderAndInParallel(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	objs = append(objs, held...)
+	pod, claim := preemptor(2)
+	objs = append(objs, pod, claim)
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	c, st := h.filter(pl, pod)
+	if st != nil {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	infos := make([]fwk.PodInfo, len(low))
+	for i, p := range low {
+		infos[i] = podInfo(t, p)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for seed := range uint64(64) {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, 3))
+			// The net change: a random subset removed. On the way, every
+			// pod may be removed and given back (a reprieve), in random
+			// order, on this goroutine's copy of the state.
+			removed := map[int]bool{}
+			for i := range low {
+				removed[i] = rng.IntN(2) == 0
+			}
+			cs := c.state.Clone()
+			ni := h.nodeInfo("node-1")
+			type step struct {
+				i   int
+				add bool
+			}
+			var steps []step
+			for i := range low {
+				steps = append(steps, step{i, false})
+				if !removed[i] {
+					steps = append(steps, step{i, true})
+				}
+			}
+			rng.Shuffle(len(steps), func(a, b int) { steps[a], steps[b] = steps[b], steps[a] })
+			for _, s := range steps {
+				if s.add {
+					pl.AddPod(h.ctx, cs, pod, infos[s.i], ni)
+				} else {
+					pl.RemovePod(h.ctx, cs, pod, infos[s.i], ni)
+				}
+			}
+			var gone []*v1.Pod
+			for i, p := range low {
+				if removed[i] {
+					gone = append(gone, p)
+					if err := ni.RemovePod(klog.FromContext(h.ctx), p); err != nil {
+						errs <- err.Error()
+						return
+					}
+				}
+			}
+			want := len(gone) >= 2
+			if got := pl.Filter(h.ctx, cs, pod, ni).IsSuccess(); got != want {
+				errs <- fmt.Sprintf("seed %d: %d pods removed net (%v), fits %v, want %v", seed, len(gone), podNames(gone), got, want)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	// The original state saw none of it.
+	if st := pl.Filter(h.ctx, c.state, pod, h.nodeInfo("node-1")); st.IsSuccess() {
+		t.Error("the dry runs changed the original cycle state")
+	}
+}
+
+func TestPostFilterKeepsTheNominationWhileTheDevicesOfPreemptedPodsAreReleased(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	// low-0 and low-1 were preempted: low-0 is gone, low-1 terminates;
+	// their claims still hold dev-0 and dev-1.
+	terminating := low[1].DeepCopy()
+	terminating.DeletionTimestamp = ptr.To(metav1.Now())
+	terminating.Finalizers = []string{"test.example.com/keep"}
+	// held alternates pods and claims: low-0's pod is left out, low-1's
+	// replaced.
+	objs = append(objs, held[1], terminating)
+	objs = append(objs, held[3:]...)
+	for _, n := range []int64{1, 2, 3} {
+		objs = append(objs, objects.Claim(fmt.Sprintf("want-%d", n), testNamespace, objects.ClaimSpec("dev", testDriver, n)))
+	}
+	// Node-2 is full of pods that stay.
+	for i := range 4 {
+		pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
+		objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	for _, tc := range []struct {
+		name      string
+		devices   int
+		nominated string
+		wait      bool
+	}{
+		{"nominated where the devices being released are enough: wait", 2, "node-1", true},
+		{"nominated where one released device is enough: wait", 1, "node-1", true},
+		{"nominated where they are not enough: preempt again", 3, "node-1", false},
+		{"nominated where nothing is being released: preempt again", 1, "node-2", false},
+		{"not nominated: preempt", 1, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := boundPod(fmt.Sprintf("asks-%d-%s", tc.devices, tc.nominated), "", highPriority, fmt.Sprintf("want-%d", tc.devices))
+			pod.Status.NominatedNodeName = tc.nominated
+			c, st := h.filter(pl, pod)
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("fits on %v (PreFilter %v), want no node", c.feasible, st)
+			}
+			result, st := pl.PostFilter(h.ctx, c.state, pod, nil)
+			if got := st.IsSuccess(); got != tc.wait {
+				t.Fatalf("PostFilter: %v, want waiting %v", st, tc.wait)
+			}
+			if !tc.wait {
+				if st.Code() != fwk.Unschedulable {
+					t.Errorf("PostFilter: %v, want Unschedulable so that DefaultPreemption runs", st)
+				}
+				return
+			}
+			if result == nil || result.NominatedNodeName != tc.nominated || result.NominatingMode != fwk.ModeOverride {
+				t.Errorf("PostFilter result %+v, want the nomination to %s kept", result, tc.nominated)
+			}
+			if !strings.Contains(st.Message(), "to be released") {
+				t.Errorf("PostFilter message %q does not say what the pod waits for", st.Message())
+			}
+		})
+	}
+}
