@@ -36,14 +36,7 @@ func (s *State) Apply(inv *inventory.Inventory, features structured.Features, w 
 	if w.Empty() {
 		return s
 	}
-	next := &State{
-		dedicated:   s.dedicated.Clone(),
-		shared:      s.shared.Clone(),
-		aggregated:  maps.Clone(s.aggregated),
-		shares:      maps.Clone(s.shares),
-		counters:    map[inventory.PoolID]poolCounters{},
-		countersGen: s.countersGen,
-	}
+	next := s.copyForChange()
 	touched := map[inventory.PoolID]bool{}
 	for _, alloc := range w.Release {
 		for _, u := range usesOf(alloc, features.ConsumableCapacity) {
@@ -64,14 +57,52 @@ func (s *State) Apply(inv *inventory.Inventory, features structured.Features, w 
 		}
 	}
 	// Counters of untouched pools stay valid.
-	s.countersMu.Lock()
-	for id, pc := range s.counters {
-		if !touched[id] {
-			next.counters[id] = pc
+	next.keepCounters(s, touched)
+	return next
+}
+
+// Vacate returns s with every device of the node's own slices free, as
+// on the node once every claim there is released; s is unchanged. A
+// caller takes back what stays (Apply with Take): a nominated pod's
+// devices are predicted over the node as its victims will leave it.
+func (s *State) Vacate(inv *inventory.Inventory, node string) *State {
+	next := s.copyForChange()
+	touched := map[inventory.PoolID]bool{}
+	for _, slice := range inv.SlicesOn(node) {
+		touched[slice.Pool()] = true
+		for _, d := range slice.Devices {
+			next.dedicated.Clear(d.Index)
+			next.shared.Clear(d.Index)
+			delete(next.aggregated, d.Index)
+			delete(next.shares, d.Index)
 		}
 	}
-	s.countersMu.Unlock()
+	next.keepCounters(s, touched)
 	return next
+}
+
+// copyForChange copies s's allocated devices, without its cached
+// counters, for a change that leaves s alone.
+func (s *State) copyForChange() *State {
+	return &State{
+		dedicated:   s.dedicated.Clone(),
+		shared:      s.shared.Clone(),
+		aggregated:  maps.Clone(s.aggregated),
+		shares:      maps.Clone(s.shares),
+		counters:    map[inventory.PoolID]poolCounters{},
+		countersGen: s.countersGen,
+	}
+}
+
+// keepCounters copies prev's cached counters of the pools not touched.
+func (s *State) keepCounters(prev *State, touched map[inventory.PoolID]bool) {
+	prev.countersMu.Lock()
+	defer prev.countersMu.Unlock()
+	for id, pc := range prev.counters {
+		if !touched[id] {
+			s.counters[id] = pc
+		}
+	}
 }
 
 // release gives device i's use u back.

@@ -175,3 +175,44 @@ func TestWhatIfFreesPartitionsForAWholeDevice(t *testing.T) {
 		})
 	}
 }
+
+// TestVacateFreesEveryDeviceOfTheNodeAndNothingElse: a State vacated for a
+// node equals one translated from scratch from the claims' devices that
+// are not the node's own, and the original State does not change.
+func TestVacateFreesEveryDeviceOfTheNodeAndNothingElse(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(2).Merge(inventorygen.SharedNICs(2))
+	inv := inventory.New()
+	localTo := map[structured.DeviceID]string{}
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+		for _, d := range s.Spec.Devices {
+			localTo[structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name)] = ptr.Deref(s.Spec.NodeName, "")
+		}
+	}
+	node := cluster.Nodes[1].Name
+	held := map[types.UID]*resourceapi.AllocationResult{}
+	rest := map[types.UID]*resourceapi.AllocationResult{}
+	for i, d := range cluster.Devices() {
+		r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+		if i%3 == 0 {
+			r.ShareID = ptr.To(types.UID("share-" + strconv.Itoa(i)))
+			r.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{"bandwidth": resource.MustParse("1G")}
+		}
+		alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}}
+		uid := types.UID(strconv.Itoa(i))
+		held[uid] = alloc
+		if localTo[structured.MakeDeviceID(d.Driver, d.Pool, d.Device)] != node {
+			rest[uid] = alloc
+		}
+	}
+	if len(rest) == len(held) {
+		t.Fatalf("no device of %s is held: the test checks nothing", node)
+	}
+	base := allocator.NewState(inv, naiveState(held, nil))
+	if diff := allocator.DiffStates(base.Vacate(inv, node), allocator.NewState(inv, naiveState(rest, nil))); diff != "" {
+		t.Errorf("vacated: %s", diff)
+	}
+	if diff := allocator.DiffStates(base, allocator.NewState(inv, naiveState(held, nil))); diff != "" {
+		t.Errorf("the original State changed: %s", diff)
+	}
+}

@@ -132,6 +132,16 @@ func (inv *Inventory) LookupID(id structured.DeviceID) []*Device { return inv.by
 // Generation changes whenever the inventory changes.
 func (inv *Inventory) Generation() uint64 { return inv.generation }
 
+// SlicesOn returns the slices that name the node (spec.nodeName), in no
+// particular order: the node's own devices.
+func (inv *Inventory) SlicesOn(node string) []*Slice {
+	out := make([]*Slice, 0, len(inv.onNode[node]))
+	for _, s := range inv.onNode[node] {
+		out = append(out, s)
+	}
+	return out
+}
+
 // NumIndexes is one more than the largest device index in use: the length
 // bit sets over device indexes need.
 func (inv *Inventory) NumIndexes() int { return len(inv.devices) }

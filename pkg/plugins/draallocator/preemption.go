@@ -247,6 +247,11 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 			continue
 		}
 		results, err := alloc.Allocate(ctx, node, claims)
+		if err == nil && len(results) != len(claims) {
+			// Its victims' devices are not all released yet: it holds
+			// what it will get once they are, free ones included.
+			results, err = pl.onceReleased(alloc, nodeInfo, out).Allocate(ctx, node, claims)
+		}
 		if err != nil || len(results) != len(claims) {
 			logger.V(5).Info("Nominated pod's claims do not fit on its node", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
 			continue
@@ -259,6 +264,34 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 		alloc = alloc.WithState(alloc.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
 	}
 	return out
+}
+
+// onceReleased returns alloc over the node as it will be once the claims
+// of pods leaving it are released: the node's own devices hold only the
+// claims of pods staying on it (not terminating) and taken, what
+// nominated pods of higher priority take.
+func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.NodeInfo, taken []*resourceapi.AllocationResult) *allocator.Allocator {
+	w := allocator.WhatIf{Take: slices.Clone(taken)}
+	seen := sets.New[types.UID]()
+	for _, pi := range nodeInfo.GetPods() {
+		pod := pi.GetPod()
+		if pod.DeletionTimestamp != nil || !hasClaims(pod) {
+			continue
+		}
+		for _, claim := range pl.claimsOf(pod) {
+			if seen.Has(claim.UID) {
+				continue
+			}
+			seen.Insert(claim.UID)
+			if a := claim.Status.Allocation; a != nil {
+				w.Take = append(w.Take, a)
+			} else if a := pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID); a != nil {
+				w.Take = append(w.Take, a)
+			}
+		}
+	}
+	vacated := alloc.State().Vacate(pl.inv.inv, nodeInfo.Node().Name)
+	return alloc.WithState(vacated.Apply(pl.inv.inv, pl.features, w))
 }
 
 // preemptionMayHelp reports whether the claims would fit on the node had
@@ -294,4 +327,10 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 	w = allocator.WhatIf{Take: pl.nominatedDevices(ctx, s.alloc.WithState(base), all.added, nodeInfo)}
 	fits, err := s.alloc.WithState(base.Apply(pl.inv.inv, pl.features, w)).Fits(ctx, node, claims)
 	return err == nil && fits
+}
+
+// hasClaims reports whether the pod has resource claims (its own or one
+// for DRA-backed extended resources).
+func hasClaims(pod *v1.Pod) bool {
+	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
 }

@@ -494,3 +494,35 @@ func TestPostFilterKeepsTheNominationWhileTheDevicesOfPreemptedPodsAreReleased(t
 		})
 	}
 }
+
+func TestANominatedPodWaitingForItsVictimsHoldsTheDevicesAlreadyFreed(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	// The preemptor, nominated to node-1, needs two devices: its victims
+	// were low-0 and low-1. low-1's claim is released (dev-1 free),
+	// low-0 is gone but its claim still holds dev-0; low-2 and low-3 stay.
+	objs = append(objs, held[1], held[4], held[5], held[6], held[7])
+	pod, claim := preemptor(2)
+	objs = append(objs, pod, claim, objects.Claim("peer", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	nominated := pod.DeepCopy()
+	nominated.Status.NominatedNodeName = "node-1"
+	// A pod of the preemptor's own priority: kube-scheduler adds the
+	// nominated pod before its Filter too.
+	peer := boundPod("peer", "", highPriority, "peer")
+
+	c, st := h.filter(pl, peer)
+	if st != nil || !slices.Contains(c.feasible, "node-1") {
+		t.Fatalf("peer fits on %v (PreFilter %v), want node-1 (dev-1 is free) before the nomination counts", c.feasible, st)
+	}
+	cs := c.state.Clone()
+	ni := h.nodeInfo("node-1")
+	ni.AddPodInfo(podInfo(t, nominated))
+	if st := pl.AddPod(h.ctx, cs, peer, podInfo(t, nominated), ni); !st.IsSuccess() {
+		t.Fatalf("AddPod: %v", st)
+	}
+	if st := pl.Filter(h.ctx, cs, peer, ni); st.IsSuccess() {
+		t.Errorf("a pod of the same priority took dev-1, freed for the nominated preemptor that waits for dev-0 too (low-0 %s left)", low[0].Name)
+	}
+}
