@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 	fs := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(fs)
 	var out io.Writer = io.Discard
+	// DRA_TEST_LOG=file writes every component's log there, at verbosity
+	// 3 or DRA_TEST_LOG_V.
 	if path := os.Getenv("DRA_TEST_LOG"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
@@ -32,7 +34,11 @@ func TestMain(m *testing.M) {
 		}
 		defer f.Close()
 		out = f
-		_ = fs.Set("v", "3")
+		v := "3"
+		if env := os.Getenv("DRA_TEST_LOG_V"); env != "" {
+			v = env
+		}
+		_ = fs.Set("v", v)
 	}
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("alsologtostderr", "false")

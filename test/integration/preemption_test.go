@@ -91,6 +91,7 @@ func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts boo
 			held[name] = e.devicesOf(name)
 		}
 
+		before := gatherDRAMetrics(t)
 		e.create(preemptionPod("evict-high", e.ns, "high", "evict-2"))
 		if !preempts {
 			msg := e.stayPending([]string{"evict-high"}, lows)
@@ -113,6 +114,13 @@ func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts boo
 		survivors := without(lows, victims)
 		e.holdsFor(2*time.Second, fmt.Sprintf("low-priority pods %v to stay", survivors), func() string { return e.intact(survivors...) })
 		e.checkNoDeviceTwice()
+		// The plugin's preemption metrics saw it through the pod informer.
+		e.waitFor("the preemption metrics", func() (bool, string) {
+			after := gatherDRAMetrics(t)
+			victims := after["dra_scheduler_preemption_victims_total"] - before["dra_scheduler_preemption_victims_total"]
+			bound := after["dra_scheduler_preemption_nominated_to_bound_seconds"] - before["dra_scheduler_preemption_nominated_to_bound_seconds"]
+			return victims == 2 && bound == 1, fmt.Sprintf("victims counted %v (want 2), nominated pods timed to bound %v (want 1)", victims, bound)
+		})
 	})
 
 	t.Run("the node whose victims have the lowest priority is chosen", func(t *testing.T) {

@@ -102,6 +102,9 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			}
 		}
 		sh.inv.addProfile(h.ProfileName())
+		if args.Preemption != config.PreemptionDisabled {
+			sh.preemption.addProfile(h.ProfileName())
+		}
 		policy := allocator.FirstFit
 		if args.DeviceSelectionPolicy == config.Packing {
 			policy = allocator.Packing

@@ -526,3 +526,44 @@ func TestANominatedPodWaitingForItsVictimsHoldsTheDevicesAlreadyFreed(t *testing
 		t.Errorf("a pod of the same priority took dev-1, freed for the nominated preemptor that waits for dev-0 too (low-0 %s left)", low[0].Name)
 	}
 }
+
+// nodeStatuses is a NodeToStatusReader of one status for every node.
+type nodeStatuses struct{ status *fwk.Status }
+
+func (n nodeStatuses) Get(string) *fwk.Status { return n.status }
+func (n nodeStatuses) NodesForStatusCode(fwk.NodeInfoLister, fwk.Code) ([]fwk.NodeInfo, error) {
+	return nil, nil
+}
+
+func TestPostFilterWaitsOnlyWhereTheDevicesKeepThePodFromItsNominatedNode(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	_, held := fullNode1()
+	// node-1: dev-0 was low-0's, now deallocated in the API, but the
+	// plugin's tracker has not seen that yet; the other devices stay held.
+	objs = append(objs, held[2:]...)
+	objs = append(objs, objects.Claim("want-1", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
+	pl := h.plugins[0]
+	pl.allocated.SetPending("stale-low-0", allocationOf("node-1", "dev-0"))
+	pod := boundPod("asks", "", highPriority, "want-1")
+	pod.Status.NominatedNodeName = "node-1"
+	for _, tc := range []struct {
+		name     string
+		statuses fwk.NodeToStatusReader
+		wait     bool
+	}{
+		{"the plugin turned the node down, and the scheduler's DRA manager has the device free: wait for the plugin to catch up", nodeStatuses{fwk.NewStatus(fwk.Unschedulable).WithPlugin(Name)}, true},
+		{"another plugin turned the node down: preempt as usual", nodeStatuses{fwk.NewStatus(fwk.Unschedulable).WithPlugin("NodeResourcesFit")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, st := h.filter(pl, pod)
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("fits on %v (PreFilter %v), want nowhere: the tracker still has dev-0 taken", c.feasible, st)
+			}
+			_, st = pl.PostFilter(h.ctx, c.state, pod, tc.statuses)
+			if st.IsSuccess() != tc.wait {
+				t.Errorf("PostFilter: %v, want waiting %v", st, tc.wait)
+			}
+		})
+	}
+}

@@ -21,32 +21,54 @@ import (
 // pod's nomination instead while the devices it needs on its nominated
 // node are being released (awaitRelease): no second round of evictions.
 
-// awaitRelease returns the pod's nominated node when the pod would fit
-// there once the claims being released on it are (beingReleased); "" when
-// it would not or the pod is not nominated.
-func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.Pod) string {
+// awaitRelease returns the pod's nominated node when the plugin rejected
+// it there (statuses: Filter's per node; nil: unknown) and the pod would
+// fit once the claims being released on it are (beingReleased); "" when it
+// would not or the pod is not nominated.
+//
+// It asks the scheduler's DRA manager which devices are allocated, not the
+// plugin's own tracker: the two are fed by separate handlers of one
+// informer, and the scheduler may retry the pod on a claim's
+// deallocation before the tracker has seen it. Filter then still finds the
+// device taken; waiting here, instead of preempting again, lets the
+// requeuer retry the pod once the tracker catches up.
+func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.Pod, statuses fwk.NodeToStatusReader) string {
 	name := pod.Status.NominatedNodeName
 	if name == "" || s.alloc == nil || !pl.preemptionEnabled() {
+		return ""
+	}
+	if statuses != nil && !rejectedBy(statuses.Get(name), Name) {
+		// Another plugin turned the node down: not a matter of devices.
 		return ""
 	}
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(name)
 	if err != nil || nodeInfo.Node() == nil {
 		return ""
 	}
+	for _, sel := range s.availableOnNodes {
+		if sel != nil && !sel.Match(nodeInfo.Node()) {
+			// An allocated claim of the pod is elsewhere.
+			return ""
+		}
+	}
 	claims, st := s.nodeClaims(pod, nodeInfo)
 	if st != nil || len(claims) == 0 {
 		return ""
 	}
+	logger := klog.FromContext(ctx)
 	release, err := pl.beingReleased(nodeInfo.Node())
 	if err != nil {
-		klog.FromContext(ctx).V(4).Info("Cannot tell which claims are being released", "node", klog.KRef("", name), "err", err)
+		logger.V(4).Info("Cannot tell which claims are being released", "node", klog.KRef("", name), "err", err)
 		return ""
 	}
-	if len(release) == 0 {
+	allocated, err := pl.draManager.ResourceClaims().GatherAllocatedState()
+	if err != nil {
+		logger.V(4).Info("Cannot tell which devices are allocated", "err", err)
 		return ""
 	}
 	w := allocator.WhatIf{Node: name, Release: release}
-	fits, err := s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w)).Fits(ctx, nodeInfo.Node(), claims)
+	state := allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w)
+	fits, err := s.alloc.WithState(state).Fits(ctx, nodeInfo.Node(), claims)
 	if err != nil || !fits {
 		return ""
 	}
@@ -99,3 +121,6 @@ func awaitingReleaseStatus(node string) (*fwk.PostFilterResult, *fwk.Status) {
 	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: node, NominatingMode: fwk.ModeOverride}},
 		fwk.NewStatus(fwk.Success, fmt.Sprintf("waiting for the devices of preempted pods on node %s to be released", node))
 }
+
+// rejectedBy reports whether plugin gave the status.
+func rejectedBy(st *fwk.Status, plugin string) bool { return st != nil && st.Plugin() == plugin }

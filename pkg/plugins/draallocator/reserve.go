@@ -238,7 +238,7 @@ func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.Reso
 // not be used on some node and nobody else uses it, it deallocates that
 // claim, so that the next attempt may allocate it elsewhere — as the
 // in-tree plugin does.
-func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
+func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
 		return nil, statusError(klog.FromContext(ctx), err)
@@ -251,7 +251,8 @@ func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *
 	if found, status := pl.freeClaims(ctx, pod, s, sets.New[types.UID]()); found {
 		return nil, status
 	}
-	if node := pl.awaitRelease(ctx, s, pod); node != "" {
+	if node := pl.awaitRelease(ctx, s, pod, statuses); node != "" {
+		metrics.PreemptionReleaseWaits.Inc()
 		return awaitingReleaseStatus(node)
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable)

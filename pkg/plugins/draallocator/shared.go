@@ -52,6 +52,8 @@ type shared struct {
 	// shortOfNodeResources are the pods Filter turned away for node
 	// resources, which an assigned pod's arrival or departure may change.
 	shortOfNodeResources *podSet
+	// preemption follows pods for the preemption metrics.
+	preemption *preemptionWatch
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
@@ -79,6 +81,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		ledger:    newLedger(),
 
 		shortOfNodeResources: newPodSet(shortOfNodeResourcesLimit),
+		preemption:           newPreemptionWatch(),
 	}
 	sh.inv.changed = sh.requeue.changed
 	sh.inv.guard = sh.guard
@@ -91,6 +94,9 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 	}
 	sh.claimsSynced = claimsSynced
 	if err := sh.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
+		return nil, err
+	}
+	if err := sh.preemption.watch(h.SharedInformerFactory(), sh.guard); err != nil {
 		return nil, err
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPreQueueingHints) {

@@ -146,6 +146,38 @@ var (
 	})
 )
 
+// Preemption for devices.
+var (
+	// PreemptionVictims counts the pods with resource claims that a
+	// profile of this scheduler preempted through the API.
+	PreemptionVictims = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "preemption_victims_total",
+		Help:           "Pods with resource claims that a profile of this scheduler preempted (DisruptionTarget condition, reason PreemptionByScheduler). Victims preempted in the scheduler's memory (waiting, or in PreBind) get no condition and are not counted.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// PreemptionNominatedToBound is the time from a pod's nomination to
+	// its binding, for pods with resource claims of this scheduler's
+	// profiles.
+	PreemptionNominatedToBound = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "preemption_nominated_to_bound_seconds",
+		Help:           "Time from a pod's nomination (status.nominatedNodeName set by preemption) to its binding, as the scheduler's pod informer sees them, for pods with resource claims.",
+		Buckets:        metrics.ExponentialBuckets(0.05, 2, 14),
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// PreemptionReleaseWaits counts the PostFilter answers that kept a
+	// pod's nomination while its victims' claims were being released.
+	PreemptionReleaseWaits = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "preemption_release_waits_total",
+		Help:           "Scheduling attempts in which PostFilter kept a pod's nomination, instead of letting DefaultPreemption evict again, because the claims of its victims were being released on its nominated node.",
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
 var registerOnce sync.Once
 
 // Register registers the metrics in the legacy registry; later calls do
@@ -154,7 +186,8 @@ func Register() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(BuildInfo, ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
 			CELCachedExpressions, CELCachedChains, CELCacheBytes, CELCacheEvictions,
-			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics)
+			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics,
+			PreemptionVictims, PreemptionNominatedToBound, PreemptionReleaseWaits)
 		BuildInfo.WithLabelValues(version.Version(), version.Kubernetes(), runtime.Version()).Set(1)
 	})
 }
