@@ -33,6 +33,7 @@ func schedulerCommand() command {
 
 // schedulerFlags are the scheduler subcommand's settings.
 type schedulerFlags struct {
+	workload                      string
 	nodes, configs, shape, claims string
 	format, jsonOut, chart        string
 	logDir                        string
@@ -46,6 +47,9 @@ type schedulerFlags struct {
 
 func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	d := schedbench.DefaultOptions()
+	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency) or preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree)")
+	fs.IntVar(&f.opts.Preemptors, "preemptors", 0, "with --workload preemption: preemptors per run, a quarter each needing 1, 2, 4 and 8 devices (default: one per 4 nodes; at most one per node)")
+	fs.DurationVar(&f.opts.PreemptionTimeout, "preemption-timeout", d.PreemptionTimeout, "with --workload preemption: how long to wait for the preemptors of one run; those still pending are reported (in-tree's cannot preempt for devices), not an error")
 	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
 	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "a KubeSchedulerConfiguration file to measure as the configuration \"file\", e.g. the shipped one (manifests/install/configmap.yaml's config.yaml); it runs at its own clientConnection qps and burst, with leader election off and its first profile renamed "+schedbench.SchedulerName)
@@ -157,11 +161,19 @@ func (f *schedulerFlags) complete() error {
 	if f.opts.Sizes, err = parseSizes(f.nodes); err != nil {
 		return fmt.Errorf("--nodes: %w", err)
 	}
+	if f.opts.Workload, err = schedbench.ParseWorkload(f.workload); err != nil {
+		return fmt.Errorf("--workload: %w", err)
+	}
+	preemption := f.opts.Workload == schedbench.WorkloadPreemption
 	configs := f.configs
 	if configs == "" {
 		configs = "ours,in-tree,no-claims"
 		if f.opts.ConfigFile != "" {
 			configs = "file,in-tree,no-claims"
+		}
+		if preemption {
+			// no-claims has no devices to preempt for.
+			configs = strings.TrimSuffix(configs, ",no-claims")
 		}
 	}
 	if f.opts.Configs, err = schedbench.ParseConfigs(configs); err != nil {
@@ -181,6 +193,14 @@ func (f *schedulerFlags) complete() error {
 	}
 	if err := checkFormat(f.format); err != nil {
 		return err
+	}
+	switch {
+	case preemption && f.chart != "":
+		return errors.New("--chart draws throughput against cluster size: not with --workload preemption")
+	case !preemption && (f.opts.Preemptors != 0 || f.opts.PreemptionTimeout != schedbench.DefaultOptions().PreemptionTimeout):
+		return errors.New("--preemptors and --preemption-timeout go with --workload preemption")
+	case f.opts.Preemptors < 0:
+		return fmt.Errorf("--preemptors %d: want at least 1", f.opts.Preemptors)
 	}
 	if f.count < 1 {
 		return fmt.Errorf("--count %d: want at least 1", f.count)
@@ -304,8 +324,15 @@ gates and the resourceclaim controller's workers.
 Shapes:
 %s
 
+With --workload preemption it instead fills every node with low-priority
+pods of one device each, then creates high-priority preemptors needing 1,
+2, 4 and 8 devices and reports how many bound, the low-priority pods
+evicted against the fewest possible, creation→bound latency and the
+scheduler's CPU per preemptor (ours and in-tree; see README).
+
 Examples:
   dra-bench scheduler                                   # 100 and 500 nodes, 1 pod per node
+  dra-bench scheduler --workload preemption --shape h100 --nodes 20 --configs ours,in-tree
   dra-bench scheduler --nodes 100,500,1000 --pods 500 --chart out.svg
   dra-bench scheduler --shape h100 --nodes 5000 --pods 5000 --format json > h100-5000.json
   dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree

@@ -52,6 +52,11 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"a feature gate without a value is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints"}, 2, "", `--feature-gates: feature gate "SchedulerPreQueueingHints": want name=true or name=false`},
 		{"a feature gate that is not a boolean is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints=on"}, 2, "", "value is not a boolean"},
 		{"feature gates through --scheduler-flag are a usage error", []string{"scheduler", "--scheduler-flag=--feature-gates=SchedulerPreQueueingHints=true", "--log-dir", t.TempDir()}, 2, "", "set feature gates with FeatureGates (dra-bench's --feature-gates)"},
+		{"an unknown workload is a usage error", []string{"scheduler", "--workload", "churn"}, 2, "", `--workload: unknown workload "churn"`},
+		{"the preemption workload has no no-claims configuration", []string{"scheduler", "--workload", "preemption", "--configs", "ours,no-claims", "--log-dir", t.TempDir()}, 2, "", `configuration "no-claims" has none`},
+		{"the preemption workload takes at most one preemptor per node", []string{"scheduler", "--workload", "preemption", "--nodes", "2", "--preemptors", "3", "--log-dir", t.TempDir()}, 2, "", "3 preemptors on 2 nodes"},
+		{"--preemptors goes with the preemption workload", []string{"scheduler", "--preemptors", "3"}, 2, "", "--preemptors and --preemption-timeout go with --workload preemption"},
+		{"the preemption workload draws no chart", []string{"scheduler", "--workload", "preemption", "--chart", "x.svg"}, 2, "", "--chart draws throughput"},
 		{"zero claim workers are a usage error", []string{"scheduler", "--claim-workers", "0"}, 2, "", "--claim-workers 0: want at least 1"},
 		{"claim workers other than the default with --kubeconfig are a usage error", []string{"scheduler", "--kubeconfig", "/nonexistent", "--pods", "2", "--claim-workers", "10"}, 2, "", "--claim-workers 10 with --kubeconfig: the workers configure the in-process control plane's resourceclaim controller"},
 	}
@@ -281,6 +286,64 @@ func TestSchedulerEndToEndWithDevicesThatAreNodeCPU(t *testing.T) {
 	}
 	if n := strings.Count(string(log), "Error scheduling pod"); n > 0 {
 		t.Errorf("the scheduler failed %d scheduling cycles; first:\n%s", n, firstLine(string(log), "Error scheduling pod"))
+	}
+}
+
+// TestSchedulerPreemptionWorkload runs --workload preemption on 4 nodes of
+// 8 GPUs with ours and in-tree: ours must bind its four preemptors (1, 2,
+// 4 and 8 GPUs, preempting at once) after evicting exactly as many
+// low-priority pods as they need devices, with no device twice; in-tree's
+// stay pending for the timeout, which is reported, not a failure.
+func TestSchedulerPreemptionWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two control planes")
+	}
+	code, stdout, stderr := runArgs("scheduler", "--workload", "preemption", "--shape", "h100", "--nodes", "4", "--preemptors", "4",
+		"--configs", "ours,in-tree", "--preemption-timeout", "10s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"),
+		"--stall", "30s", "--timeout", "40s")
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	var rep schedbench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 2 {
+		t.Fatalf("stdout is not a report of two results: %v\n%s", err, stdout)
+	}
+	if rep.Settings.Workload != schedbench.WorkloadPreemption {
+		t.Errorf("settings: workload %q, want %q", rep.Settings.Workload, schedbench.WorkloadPreemption)
+	}
+	for _, r := range rep.Results {
+		p := r.Preemption
+		if p == nil {
+			t.Fatalf("%s: no preemption result: %+v", r.Config, r)
+		}
+		if r.Pods != 4 || p.LowPods != 32 || p.MinVictims != 15 || r.Error != "" || r.DuplicateDevices != 0 {
+			t.Errorf("%s: %d preemptors, %d low-priority pods, minimum %d victims, error %q, %d devices twice; want 4, 32, 15, none, 0",
+				r.Config, r.Pods, p.LowPods, p.MinVictims, r.Error, r.DuplicateDevices)
+		}
+		wantBound, wantVictims := 4, 15
+		if r.Config == schedbench.ConfigInTree {
+			wantBound, wantVictims = 0, 0
+		}
+		if r.Bound != wantBound || p.Victims != wantVictims || p.UnattributedVictims != 0 {
+			t.Errorf("%s: %d bound, %d victims (%d unattributed); want %d bound, %d victims, all attributed", r.Config, r.Bound, p.Victims, p.UnattributedVictims, wantBound, wantVictims)
+		}
+		if len(p.Sizes) != 4 {
+			t.Errorf("%s: sizes %+v, want 4 (1, 2, 4 and 8 devices)", r.Config, p.Sizes)
+		}
+		for _, size := range p.Sizes {
+			if want := size.Devices * min(wantBound, 1); size.Victims != want {
+				t.Errorf("%s: the preemptor of %d devices evicted %d pods, want %d", r.Config, size.Devices, size.Victims, want)
+			}
+		}
+		if r.Bound > 0 && (r.Latency.P50Ns <= 0 || r.Latency.MaxNs < r.Latency.P50Ns) {
+			t.Errorf("%s: implausible latency %+v", r.Config, r.Latency)
+		}
+		if r.SchedulerCPUSeconds <= 0 {
+			t.Errorf("%s: no scheduler CPU measured", r.Config)
+		}
+	}
+	if want := "[2/2] nodes=4 config=in-tree: 0 of 4 preemptors bound"; !strings.Contains(stderr, want) {
+		t.Errorf("progress lacks %q:\n%s", want, stderr)
 	}
 }
 

@@ -14,22 +14,29 @@ import (
 // a dra-scheduler installed in an existing cluster leaves the pods alone.
 const SchedulerName = "dra-bench-scheduler"
 
-// inTreePlugin is the name of kube-scheduler's DRA plugin.
-const inTreePlugin = "DynamicResources"
+// inTreePlugin is the name of kube-scheduler's DRA plugin, and
+// defaultPreemptionPlugin the name of its preemption plugin.
+const (
+	inTreePlugin            = "DynamicResources"
+	defaultPreemptionPlugin = "DefaultPreemption"
+)
 
 // SchedulerConfig returns the KubeSchedulerConfiguration (YAML) of a
 // configuration: one profile named SchedulerName, leader election off,
 // clientConnection with kubeconfig and the given qps and burst. Ours enables
-// DRAAllocator and disables DynamicResources at multiPoint (as the shipped
-// ConfigMap); in-tree and no-claims keep the default plugins.
+// DRAAllocator and disables DynamicResources at multiPoint and, as the
+// shipped ConfigMap, moves DefaultPreemption after DRAAllocator, whose
+// PostFilter must run first for preemption for devices (see
+// pkg/plugins/draallocator/README.md); in-tree and no-claims keep the
+// default plugins.
 func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]byte, error) {
 	profile := map[string]any{"schedulerName": SchedulerName}
 	switch c {
 	case ConfigOurs:
 		profile["plugins"] = map[string]any{
 			"multiPoint": map[string]any{
-				"enabled":  []any{map[string]any{"name": draallocator.Name}},
-				"disabled": []any{map[string]any{"name": inTreePlugin}},
+				"enabled":  []any{map[string]any{"name": draallocator.Name}, map[string]any{"name": defaultPreemptionPlugin}},
+				"disabled": []any{map[string]any{"name": inTreePlugin}, map[string]any{"name": defaultPreemptionPlugin}},
 			},
 		}
 	case ConfigInTree, ConfigNoClaims:

@@ -62,6 +62,17 @@ func TestSchedulerConfigDecodes(t *testing.T) {
 			if got := enabled(inTreePlugin); got == wantOurs {
 				t.Errorf("DynamicResources enabled = %v, want %v; multiPoint %+v", got, !wantOurs, mp)
 			}
+			if wantOurs {
+				// Preemption for devices needs DRAAllocator's PostFilter
+				// before DefaultPreemption's, as the shipped ConfigMap has it.
+				// (It is disabled and enabled again: the default plugins
+				// come before the enabled ones.)
+				ours := slices.IndexFunc(mp.Enabled, func(p schedconfig.Plugin) bool { return p.Name == "DRAAllocator" })
+				preemption := slices.IndexFunc(mp.Enabled, func(p schedconfig.Plugin) bool { return p.Name == defaultPreemptionPlugin })
+				if ours < 0 || preemption < ours {
+					t.Errorf("DefaultPreemption is not enabled after DRAAllocator; multiPoint %+v", mp)
+				}
+			}
 		})
 	}
 	if _, err := SchedulerConfig("other", "", 1, 1); err == nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -19,8 +20,14 @@ const progressEvery = 10 * time.Second
 // createPods creates the named pods on workers concurrent clients,
 // recording each creation time.
 func createPods(ctx context.Context, client kubernetes.Interface, r *podlatency.Recorder, namespace string, names []string, c Config, mode ClaimMode, workers int) error {
-	return Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
-		pod := makePod(names[i], namespace, c, mode)
+	return createMadePods(ctx, client, r, namespace, len(names), workers, func(i int) *v1.Pod { return makePod(names[i], namespace, c, mode) })
+}
+
+// createMadePods creates the n pods newPod returns on workers concurrent
+// clients, recording each creation time.
+func createMadePods(ctx context.Context, client kubernetes.Interface, r *podlatency.Recorder, namespace string, n, workers int, newPod func(i int) *v1.Pod) error {
+	return Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
+		pod := newPod(i)
 		r.Created(pod.Name, time.Now())
 		if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create pod %s/%s: %w", namespace, pod.Name, err)
@@ -29,8 +36,12 @@ func createPods(ctx context.Context, client kubernetes.Interface, r *podlatency.
 	})
 }
 
-// errStalled ends a wait in which no pod was bound for too long.
-var errStalled = errors.New("no pod bound")
+// errStalled ends a wait in which no pod was bound for too long, and
+// errTimedOut one whose timeout passed.
+var (
+	errStalled  = errors.New("no pod bound")
+	errTimedOut = errors.New("timed out")
+)
 
 // waitBound waits until all names are bound, the timeout passes, no pod
 // is bound for stall, or the scheduler exits. It reports progress on w
@@ -62,7 +73,7 @@ func waitBound(ctx context.Context, r *podlatency.Recorder, names []string, sche
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline.C:
-			return fmt.Errorf("timed out after %v: %d of %d pods bound", timeout, n, len(names))
+			return fmt.Errorf("%w after %v: %d of %d pods bound", errTimedOut, timeout, n, len(names))
 		case <-sched.done:
 			return fmt.Errorf("scheduler exited (%v): %d of %d pods bound; log: %s", sched.cmd.ProcessState, n, len(names), sched.logPath)
 		case <-r.Done():

@@ -129,6 +129,28 @@ func ShapeByName(name string) (Shape, error) {
 	return Shape{}, fmt.Errorf("unknown shape %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
+// Workload is what a run measures at every (size, configuration).
+type Workload string
+
+const (
+	// WorkloadBurst: pods of one device each created in a burst on free
+	// devices; throughput and creation→bound latency (run.go).
+	WorkloadBurst Workload = "burst"
+	// WorkloadPreemption: nodes full of low-priority pods, then
+	// high-priority preemptors that get devices only by evicting them
+	// (preemption.go).
+	WorkloadPreemption Workload = "preemption"
+)
+
+// ParseWorkload returns the workload of that name.
+func ParseWorkload(name string) (Workload, error) {
+	switch w := Workload(name); w {
+	case WorkloadBurst, WorkloadPreemption:
+		return w, nil
+	}
+	return "", fmt.Errorf("unknown workload %q (want %s or %s)", name, WorkloadBurst, WorkloadPreemption)
+}
+
 // ClaimMode says how pods get their claims.
 type ClaimMode string
 
@@ -145,6 +167,15 @@ const (
 // Options configure a run. Zero values of the numeric fields mean the
 // defaults of DefaultOptions.
 type Options struct {
+	// Workload is what every (size, configuration) measures.
+	Workload Workload
+	// Preemptors is the number of preemptors of WorkloadPreemption per run;
+	// 0 means DefaultPreemptors of the size.
+	Preemptors int
+	// PreemptionTimeout bounds the wait for the preemptors of one run;
+	// preemptors not bound by then are reported, not an error (in-tree's
+	// cannot preempt for devices).
+	PreemptionTimeout time.Duration
 	// Sizes are the cluster sizes (node counts), measured in this order.
 	Sizes []int
 	// Configs are measured in this order for every size.
@@ -222,16 +253,18 @@ func (o *Options) schedulerConfig(c Config, kubeconfig string) ([]byte, error) {
 func DefaultOptions() Options {
 	schedperf, _ := ShapeByName("schedperf")
 	return Options{
-		Sizes:     []int{100, 500},
-		Configs:   AllConfigs(),
-		Shape:     schedperf,
-		Claims:    ClaimsTemplate,
-		QPS:       5000,
-		Burst:     5000,
-		Writers:   8,
-		Timeout:   30 * time.Minute,
-		Stall:     3 * time.Minute,
-		Namespace: "dra-bench",
+		Workload:          WorkloadBurst,
+		PreemptionTimeout: 60 * time.Second,
+		Sizes:             []int{100, 500},
+		Configs:           AllConfigs(),
+		Shape:             schedperf,
+		Claims:            ClaimsTemplate,
+		QPS:               5000,
+		Burst:             5000,
+		Writers:           8,
+		Timeout:           30 * time.Minute,
+		Stall:             3 * time.Minute,
+		Namespace:         "dra-bench",
 		// Spelled out so that a caller sees (and may change) them.
 		ConfigFeatureGates: DefaultConfigFeatureGates(),
 	}
@@ -240,6 +273,15 @@ func DefaultOptions() Options {
 // complete fills zero values with defaults and checks the options.
 func (o *Options) complete() error {
 	d := DefaultOptions()
+	if o.Workload == "" {
+		o.Workload = d.Workload
+	}
+	if o.PreemptionTimeout <= 0 {
+		o.PreemptionTimeout = d.PreemptionTimeout
+	}
+	if _, err := ParseWorkload(string(o.Workload)); err != nil {
+		return err
+	}
 	if len(o.Sizes) == 0 {
 		o.Sizes = d.Sizes
 	}
@@ -312,6 +354,9 @@ func (o *Options) complete() error {
 			return fmt.Errorf("find this executable to run the scheduler: %w", err)
 		}
 		o.Child = []string{exe, "scheduler"}
+	}
+	if o.Workload == WorkloadPreemption {
+		return o.completePreemption()
 	}
 	for _, n := range o.Sizes {
 		if n < 1 {

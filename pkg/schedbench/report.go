@@ -37,17 +37,22 @@ type Report struct {
 
 // Settings are the options of a run, as reported.
 type Settings struct {
-	Shape         string  `json:"shape"`
-	ShapeDetail   string  `json:"shapeDescription"`
-	Claims        string  `json:"claims"`
-	Warmup        int     `json:"warmup"`
-	Pending       int     `json:"pending,omitempty"`
-	QPS           float32 `json:"qps"`
-	Burst         int32   `json:"burst"`
-	Writers       int     `json:"writers"`
-	TimeoutNs     int64   `json:"timeoutNs"`
-	Target        string  `json:"target"`
-	SchedulerName string  `json:"schedulerName"`
+	// Workload is what was measured (Options.Workload);
+	// PreemptionTimeoutNs the preemption workload's wait for its
+	// preemptors (omitted for the burst workload).
+	Workload            Workload `json:"workload"`
+	PreemptionTimeoutNs int64    `json:"preemptionTimeoutNs,omitempty"`
+	Shape               string   `json:"shape"`
+	ShapeDetail         string   `json:"shapeDescription"`
+	Claims              string   `json:"claims"`
+	Warmup              int      `json:"warmup"`
+	Pending             int      `json:"pending,omitempty"`
+	QPS                 float32  `json:"qps"`
+	Burst               int32    `json:"burst"`
+	Writers             int      `json:"writers"`
+	TimeoutNs           int64    `json:"timeoutNs"`
+	Target              string   `json:"target"`
+	SchedulerName       string   `json:"schedulerName"`
 	// ConfigFile is the KubeSchedulerConfiguration file the "file"
 	// configuration ran (its qps and burst, not QPS and Burst).
 	ConfigFile string `json:"configFile,omitempty"`
@@ -138,6 +143,9 @@ type Result struct {
 	// latency is an upper bound).
 	WatchRestarts int `json:"watchRestarts"`
 	WatchRelists  int `json:"watchRelists"`
+	// Preemption is what the preemption workload measured beyond Pods
+	// (its preemptors), Bound and Latency; absent for the burst workload.
+	Preemption *PreemptionResult `json:"preemption,omitempty"`
 	// SchedulerLog is the scheduler's log file.
 	SchedulerLog string `json:"schedulerLog,omitempty"`
 	// Error says why the result is incomplete.
@@ -192,6 +200,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := rep.writeHeader(w); err != nil {
 		return err
 	}
+	if rep.Settings.Workload == WorkloadPreemption {
+		return rep.writePreemptionTable(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tcontrol plane CPU s\tAPI writes/pod\t")
 	for _, r := range rep.Results {
@@ -228,6 +239,9 @@ func (rep *Report) writeHeader(w io.Writer) error {
 		tool += " " + rep.Version
 	}
 	s := rep.Settings
+	if s.Workload != "" && s.Workload != WorkloadBurst {
+		tool += ": workload " + string(s.Workload)
+	}
 	if _, err := fmt.Fprintf(w, "%s: shape %s, claims %s, %s\n", tool, s.Shape, s.Claims, s.Target); err != nil {
 		return err
 	}
@@ -257,6 +271,9 @@ func (rep *Report) writeHeader(w io.Writer) error {
 
 // problem describes what is wrong with a result, or "".
 func (r Result) problem() string {
+	if r.Preemption != nil {
+		return r.preemptionProblem()
+	}
 	switch {
 	case r.Error != "":
 		return r.Error

@@ -43,6 +43,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Environment:   benchenv.Capture(""),
 		StartedAt:     time.Now().UTC().Format(time.RFC3339),
 		Settings: Settings{
+			Workload:      opts.Workload,
 			Shape:         opts.Shape.Name,
 			ShapeDetail:   opts.Shape.Description,
 			Claims:        string(opts.Claims),
@@ -57,6 +58,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			FeatureGates:  opts.FeatureGates.String(),
 			ConfigFile:    opts.ConfigFile,
 		},
+	}
+	if opts.Workload == WorkloadPreemption {
+		rep.Settings.PreemptionTimeoutNs = int64(opts.PreemptionTimeout)
 	}
 	if opts.Kubeconfig == "" {
 		rep.Settings.ResourceClaimWorkers = opts.controlPlane().ResourceClaimWorkers()
@@ -76,7 +80,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			if n == 0 {
 				label = fmt.Sprintf("[%d/%d] config=%s", j+1, total, c)
 			}
-			res, err := opts.runOne(ctx, n, c, label)
+			run := opts.runOne
+			if opts.Workload == WorkloadPreemption {
+				run = opts.runPreemption
+			}
+			res, err := run(ctx, n, c, label)
 			if err != nil {
 				res.Error = err.Error()
 			}
@@ -96,6 +104,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 func (r Result) summary() string {
 	if msg := r.problem(); msg != "" {
 		return "FAILED: " + msg
+	}
+	if r.Preemption != nil {
+		return r.preemptionSummary()
 	}
 	return fmt.Sprintf("%d pods bound, %.1f pods/s, p50 %v, p99 %v, scheduler peak RSS %s MiB, CPU %.1fs",
 		r.Bound, r.PodsPerSecond, time.Duration(r.Latency.P50Ns).Round(time.Millisecond),
@@ -242,24 +253,11 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	res.SetupNs = int64(time.Since(setupStart))
 	o.progress("%s: set up in %v (%d nodes, %d devices, claims: %s)", label, time.Since(setupStart).Round(time.Millisecond), n, res.Devices, claimsNote(c, o.Claims))
 
-	base := fmt.Sprintf("%s-%d-%s", time.Now().Format("150405"), n, c)
-	cfg, err := o.schedulerConfig(c, tgt.kubeconfig)
-	if err != nil {
-		return res, err
-	}
-	cfgPath := filepath.Join(o.LogDir, base+"-scheduler.yaml")
-	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-		return res, fmt.Errorf("write scheduler configuration: %w", err)
-	}
-	res.SchedulerLog = filepath.Join(o.LogDir, base+"-scheduler.log")
-	schedStart := time.Now()
-	sched, err := startChild(ctx, o.Child, cfgPath, res.SchedulerLog, o.childFlags(c))
+	sched, err := o.startScheduler(ctx, tgt, &res, label)
 	if err != nil {
 		return res, err
 	}
 	defer sched.stop()
-	res.SchedulerStartNs = int64(time.Since(schedStart))
-	o.progress("%s: scheduler ready in %v (pid %d, log %s)", label, time.Since(schedStart).Round(time.Millisecond), sched.cmd.Process.Pid, res.SchedulerLog)
 
 	rec, err := podlatency.Start(ctx, client, ns)
 	if err != nil {
@@ -330,6 +328,30 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 		waitErr = errors.Join(waitErr, errors.New(check.example))
 	}
 	return res, waitErr
+}
+
+// startScheduler writes the scheduler configuration of res.Config for
+// tgt and starts the scheduler child, recording its log and start-up time
+// in res. The caller stops it.
+func (o *Options) startScheduler(ctx context.Context, tgt *target, res *Result, label string) (*child, error) {
+	base := fmt.Sprintf("%s-%d-%s", time.Now().Format("150405"), res.Nodes, res.Config)
+	cfg, err := o.schedulerConfig(res.Config, tgt.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfgPath := filepath.Join(o.LogDir, base+"-scheduler.yaml")
+	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+		return nil, fmt.Errorf("write scheduler configuration: %w", err)
+	}
+	res.SchedulerLog = filepath.Join(o.LogDir, base+"-scheduler.log")
+	schedStart := time.Now()
+	sched, err := startChild(ctx, o.Child, cfgPath, res.SchedulerLog, o.childFlags(res.Config))
+	if err != nil {
+		return nil, err
+	}
+	res.SchedulerStartNs = int64(time.Since(schedStart))
+	o.progress("%s: scheduler ready in %v (pid %d, log %s)", label, time.Since(schedStart).Round(time.Millisecond), sched.cmd.Process.Pid, res.SchedulerLog)
+	return sched, nil
 }
 
 func claimsNote(c Config, mode ClaimMode) string {
