@@ -31,17 +31,42 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 		// New or changed slices bring devices.
 		{Event: fwk.ClusterEvent{Resource: fwk.ResourceSlice, ActionType: fwk.Add | fwk.Update}},
 	}
+	// Node resources: a pod rejected for cpu or memory its devices take,
+	// or for what assumed pods' devices take (the ledger), may fit once a
+	// pod leaves the node, or once an assumed pod arrives bound and the
+	// node accounting, not the ledger, counts it (then NodeResourcesFit
+	// judges it again). Preemption: a preemptor waits, gated by
+	// DefaultPreemption, for its victims to be deleted, and only the
+	// rejecting plugins' hints for that deletion let it go on. Only such
+	// pods are queued. The in-tree plugin registers neither: its pods wait
+	// for another event.
+	var assigned fwk.ActionType
 	if pl.fts.EnableDRANodeAllocatableResources {
-		// Node resources: a pod rejected for cpu or memory its devices
-		// take, or for what assumed pods' devices take (the ledger), may
-		// fit once a pod leaves the node, or once an assumed pod arrives
-		// bound and the node accounting, not the ledger, counts it (then
-		// NodeResourcesFit judges it again). Only such pods are queued. The
-		// in-tree plugin registers neither: its pods wait for another event.
-		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Add | fwk.Delete},
-			QueueingHintFn: pl.guardHint("AssignedPodQueueingHint", pl.isSchedulableAfterAssignedPodChange)})
+		assigned |= fwk.Add | fwk.Delete
+	}
+	if pl.preemptionEnabled() {
+		assigned |= fwk.Delete
+	}
+	if assigned != 0 {
+		events = append(events, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: assigned},
+			QueueingHintFn: pl.guardHint("AssignedPodQueueingHint", pl.isSchedulableAfterAssignedPodEvent)})
 	}
 	return events, nil
+}
+
+// isSchedulableAfterAssignedPodEvent queues a pod short of node resources
+// (isSchedulableAfterAssignedPodChange) or a preemptor whose victim is
+// gone (isSchedulableAfterVictimGone).
+func (pl *DRAAllocator) isSchedulableAfterAssignedPodEvent(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	if pl.fts.EnableDRANodeAllocatableResources {
+		if hint, err := pl.isSchedulableAfterAssignedPodChange(logger, pod, oldObj, newObj); hint == fwk.Queue || err != nil {
+			return hint, err
+		}
+	}
+	if pl.preemptionEnabled() && newObj == nil {
+		return pl.isSchedulableAfterVictimGone(logger, pod, oldObj)
+	}
+	return fwk.QueueSkip, nil
 }
 
 // isSchedulableAfterClaimChange queues the pod when one of its own claims

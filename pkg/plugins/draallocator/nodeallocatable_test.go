@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -392,27 +393,33 @@ func TestAFailedStatusPatchFailsPreBindNamingThePodAndIsClearedOnUnreserve(t *te
 	}
 }
 
-func TestAssignedPodEventsAreRegisteredOnlyWithNodeAllocatableResources(t *testing.T) {
-	registers := func(h *harness) bool {
+func TestAssignedPodEventsAreRegisteredForNodeAllocatableResourcesAndPreemption(t *testing.T) {
+	registered := func(h *harness) fwk.ActionType {
 		events, err := h.plugins[0].EventsToRegister(h.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ev := range events {
-			if ev.Event.Resource == fwk.AssignedPod {
-				return ev.Event.ActionType == fwk.Add|fwk.Delete && ev.QueueingHintFn != nil
+			if ev.Event.Resource == fwk.AssignedPod && ev.QueueingHintFn != nil {
+				return ev.Event.ActionType
 			}
 		}
-		return false
+		return 0
 	}
 	nodes, objs := cpuDeviceCluster()
-	if registers(newHarness(t, nil, []string{"default"}, nodes, objs...)) {
-		t.Error("assigned-pod events registered with the gate off (the in-tree plugin's list has none)")
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	h.plugins[0].args.Preemption = config.PreemptionDisabled
+	if got := registered(h); got != 0 {
+		t.Errorf("assigned-pod events %v registered with the gate off and preemption disabled (the in-tree plugin's list has none)", got)
+	}
+	h.plugins[0].args.Preemption = config.PreemptionEnabled
+	if got := registered(h); got != fwk.Delete {
+		t.Errorf("assigned-pod events %v registered with preemption, want deletions", got)
 	}
 	withNodeAllocatable(t)
-	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
-	if !registers(h) {
-		t.Error("assigned-pod add and delete events are not registered with a hint with the gate on")
+	h = newHarness(t, nil, []string{"default"}, nodes, objs...)
+	if got := registered(h); got != fwk.Add|fwk.Delete {
+		t.Errorf("assigned-pod events %v registered with the gate on, want additions and deletions", got)
 	}
 	// The registered hint is the one that queues only pods short of node
 	// resources.

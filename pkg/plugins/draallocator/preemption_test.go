@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -565,5 +566,44 @@ func TestPostFilterWaitsOnlyWhereTheDevicesKeepThePodFromItsNominatedNode(t *tes
 				t.Errorf("PostFilter: %v, want waiting %v", st, tc.wait)
 			}
 		})
+	}
+}
+
+func TestAPreemptorIsRetriedWhenAPodWithClaimsLeavesItsNominatedNode(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	nominated := boundPod("preemptor", "", highPriority, "want")
+	nominated.Status.NominatedNodeName = "node-1"
+	notYet := nominated.DeepCopy()
+	notYet.Status.NominatedNodeName = ""
+	victim := boundPod("victim", "node-1", lowPriority, "held-0")
+	elsewhere := boundPod("elsewhere", "node-2", lowPriority, "held-9")
+	noClaims := victim.DeepCopy()
+	noClaims.Spec.ResourceClaims = nil
+	hint := hintFor(t, h, fwk.AssignedPod)
+	for _, tc := range []struct {
+		name string
+		pod  *v1.Pod
+		gone any
+		want fwk.QueueingHint
+	}{
+		{"a pod with claims left the nominated node: retry", nominated, victim, fwk.Queue},
+		{"the same, seen through a tombstone: retry", nominated, cache.DeletedFinalStateUnknown{Obj: victim}, fwk.Queue},
+		{"the nomination is not in the pod's status yet: retry", notYet, victim, fwk.Queue},
+		{"a pod left another node: skip", nominated, elsewhere, fwk.QueueSkip},
+		{"a pod without claims left: skip", nominated, noClaims, fwk.QueueSkip},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := hint(klog.Background(), tc.pod, tc.gone, nil)
+			if err != nil || got != tc.want {
+				t.Errorf("hint = %v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+	pl.args.Preemption = config.PreemptionDisabled
+	defer func() { pl.args.Preemption = config.PreemptionEnabled }()
+	if got, _ := pl.isSchedulableAfterAssignedPodEvent(klog.Background(), nominated, victim, nil); got != fwk.QueueSkip {
+		t.Errorf("with preemption disabled the hint = %v, want QueueSkip", got)
 	}
 }
