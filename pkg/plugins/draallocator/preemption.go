@@ -117,18 +117,18 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 }
 
 // dryRunAllocator returns the allocator that answers for the node under
-// the dry run: its removed pods' claims freed, its added pods' devices
-// taken.
+// the dry run: its added pods' devices taken, predicted over the node as
+// it is (a preemptor nominated here keeps what its own preemption freed,
+// never what this dry run removes), and its removed pods' claims freed.
+// Releases come before takes, so nothing taken is freed.
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) *allocator.Allocator {
-	w := allocator.WhatIf{Node: nodeInfo.Node().Name}
-	w.Release = pl.released(d.removed, nodeInfo.Node().Name, nodeInfo.GetPods())
-	base := s.alloc.State()
-	if len(w.Release) > 0 {
-		base = base.Apply(pl.inv.inv, pl.features, w)
-		w.Release = nil
+	node := nodeInfo.Node().Name
+	w := allocator.WhatIf{
+		Node:    node,
+		Take:    pl.nominatedDevices(ctx, s.alloc, d.added, d.removed, nodeInfo),
+		Release: pl.released(d.removed, node, nodeInfo.GetPods()),
 	}
-	w.Take = pl.nominatedDevices(ctx, s.alloc.WithState(base), d.added, nodeInfo)
-	return s.alloc.WithState(base.Apply(pl.inv.inv, pl.features, w))
+	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w))
 }
 
 // released returns the allocations that removing pods from node frees:
@@ -220,9 +220,11 @@ func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
 // nominatedDevices returns what the pods added to the node take there:
 // for pods whose claims are not allocated yet (a preemptor waiting for its
 // victims' devices), the devices alloc would give them on the node, higher
-// priorities first. Allocated claims are in alloc's State already. A pod
-// whose claims do not fit takes nothing.
-func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.Allocator, added map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
+// priorities first, or, where they do not fit yet, the devices they will
+// get once the pods leaving the node are gone (onceReleased; the pods a
+// dry run removed are not leaving). Allocated claims are in alloc's State
+// already. A pod whose claims do not fit takes nothing.
+func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.Allocator, added, removed map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
 	if len(added) == 0 {
 		return nil
 	}
@@ -250,7 +252,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 		if err == nil && len(results) != len(claims) {
 			// Its victims' devices are not all released yet: it holds
 			// what it will get once they are, free ones included.
-			results, err = pl.onceReleased(alloc, nodeInfo, out).Allocate(ctx, node, claims)
+			results, err = pl.onceReleased(alloc, nodeInfo, removed, out).Allocate(ctx, node, claims)
 		}
 		if err != nil || len(results) != len(claims) {
 			logger.V(5).Info("Nominated pod's claims do not fit on its node", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
@@ -267,15 +269,33 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 }
 
 // onceReleased returns alloc over the node as it will be once the claims
-// of pods leaving it are released: the node's own devices hold only the
-// claims of pods staying on it (not terminating) and taken, what
-// nominated pods of higher priority take.
-func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.NodeInfo, taken []*resourceapi.AllocationResult) *allocator.Allocator {
-	w := allocator.WhatIf{Take: slices.Clone(taken)}
-	seen := sets.New[types.UID]()
+// of pods leaving it (terminating, or gone already) are released: the
+// node's own devices hold only the claims of the pods staying — on the
+// node and not terminating, or removed by a dry run, which does not make
+// them leave — and taken, what nominated pods of higher priority take.
+func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.NodeInfo, removed map[types.UID]*v1.Pod, taken []*resourceapi.AllocationResult) *allocator.Allocator {
+	node := nodeInfo.Node().Name
+	staying := make([]*v1.Pod, 0, len(nodeInfo.GetPods())+len(removed))
 	for _, pi := range nodeInfo.GetPods() {
-		pod := pi.GetPod()
-		if pod.DeletionTimestamp != nil || !hasClaims(pod) {
+		staying = append(staying, pi.GetPod())
+	}
+	for _, pod := range removed {
+		if pod.Spec.NodeName == node {
+			staying = append(staying, pod)
+		}
+	}
+	staying = slices.DeleteFunc(staying, func(p *v1.Pod) bool { return p.DeletionTimestamp != nil })
+	w := allocator.WhatIf{Take: append(slices.Clone(taken), pl.allocationsOf(staying)...)}
+	return alloc.WithState(alloc.State().Vacate(pl.inv.inv, node).Apply(pl.inv.inv, pl.features, w))
+}
+
+// allocationsOf returns the allocations of the pods' claims, each claim
+// once: recorded, or in flight.
+func (pl *DRAAllocator) allocationsOf(pods []*v1.Pod) []*resourceapi.AllocationResult {
+	var out []*resourceapi.AllocationResult
+	seen := sets.New[types.UID]()
+	for _, pod := range pods {
+		if !hasClaims(pod) {
 			continue
 		}
 		for _, claim := range pl.claimsOf(pod) {
@@ -284,48 +304,51 @@ func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.No
 			}
 			seen.Insert(claim.UID)
 			if a := claim.Status.Allocation; a != nil {
-				w.Take = append(w.Take, a)
+				out = append(out, a)
 			} else if a := pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID); a != nil {
-				w.Take = append(w.Take, a)
+				out = append(out, a)
 			}
 		}
 	}
-	vacated := alloc.State().Vacate(pl.inv.inv, nodeInfo.Node().Name)
-	return alloc.WithState(vacated.Apply(pl.inv.inv, pl.features, w))
+	return out
 }
 
 // preemptionMayHelp reports whether the claims would fit on the node had
 // every pod of lower priority than pod left it, under the dry run d (nil:
 // none): Filter then answers Unschedulable, so that DefaultPreemption
-// tries the node, instead of UnschedulableAndUnresolvable.
+// tries the node, instead of UnschedulableAndUnresolvable. It is
+// optimistic where it is cheap to be: the node's own devices hold only the
+// claims of the pods that stay (of at least the pod's priority, not
+// terminating) and of d's nominated pods, so a claim no staying pod uses
+// counts as free even where a dry run would not free it (a PodGroup's);
+// DefaultPreemption's dry run then finds no victims there.
 func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim) bool {
 	if !pl.preemptionEnabled() || pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
 		return false
 	}
 	priority := corev1helpers.PodPriority(pod)
-	all := &dryRun{removed: map[types.UID]*v1.Pod{}, added: map[types.UID]*v1.Pod{}}
-	if d != nil {
-		all = d.Clone().(*dryRun)
-	}
-	var staying []fwk.PodInfo
+	var staying []*v1.Pod
+	leaving := false
 	for _, pi := range nodeInfo.GetPods() {
-		if p := pi.GetPod(); corev1helpers.PodPriority(p) < priority {
-			all.remove(p)
-		} else {
-			staying = append(staying, pi)
+		p := pi.GetPod()
+		if corev1helpers.PodPriority(p) < priority || p.DeletionTimestamp != nil {
+			leaving = leaving || hasClaims(p)
+			continue
 		}
+		staying = append(staying, p)
 	}
-	if len(staying) == len(nodeInfo.GetPods()) {
+	if !leaving {
+		// No claims could be freed: the answer stands.
 		return false
+	}
+	var added map[types.UID]*v1.Pod
+	if d != nil {
+		added = d.added
 	}
 	node := nodeInfo.Node()
-	w := allocator.WhatIf{Node: node.Name, Release: pl.released(all.removed, node.Name, staying)}
-	if len(w.Release) == 0 {
-		return false
-	}
-	base := s.alloc.State().Apply(pl.inv.inv, pl.features, w)
-	w = allocator.WhatIf{Take: pl.nominatedDevices(ctx, s.alloc.WithState(base), all.added, nodeInfo)}
-	fits, err := s.alloc.WithState(base.Apply(pl.inv.inv, pl.features, w)).Fits(ctx, node, claims)
+	take := append(pl.nominatedDevices(ctx, s.alloc, added, nil, nodeInfo), pl.allocationsOf(staying)...)
+	state := s.alloc.State().Vacate(pl.inv.inv, node.Name).Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take})
+	fits, err := s.alloc.WithState(state).Fits(ctx, node, claims)
 	return err == nil && fits
 }
 

@@ -607,3 +607,50 @@ func TestAPreemptorIsRetriedWhenAPodWithClaimsLeavesItsNominatedNode(t *testing.
 		t.Errorf("with preemption disabled the hint = %v, want QueueSkip", got)
 	}
 }
+
+func TestADryRunGivesANominatedPodWhatItsOwnPreemptionFreedNotWhatTheDryRunRemoves(t *testing.T) {
+	// node-1: dev-0 is the only "special" device. low-0 holds it, low-1 and
+	// low-2 hold dev-1 and dev-2; dev-3 is free, freed for the first
+	// preemptor, nominated to node-1.
+	slice := objects.MakeSlice("node-1", testDriver, "node-1").Device("dev-0", nil).Attribute("kind", "special")
+	for i := 1; i < 4; i++ {
+		slice.Device(fmt.Sprintf("dev-%d", i), nil).Attribute("kind", "plain")
+	}
+	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver), slice.Obj()}
+	var low []*v1.Pod
+	for i := range 3 {
+		pod := boundPod(fmt.Sprintf("low-%d", i), "node-1", lowPriority, fmt.Sprintf("held-%d", i))
+		low = append(low, pod)
+		objs = append(objs, pod, heldClaim(fmt.Sprintf("held-%d", i), "node-1", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+	}
+	first, firstClaim := preemptor(1)
+	objs = append(objs, first, firstClaim,
+		objects.Claim("special", testNamespace, objects.ClaimSpec("dev", testDriver, 1, `device.attributes["gpu.example.com"].kind == "special"`)))
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{objects.MakeNode("node-1").Obj()}, objs...)
+	pl := h.plugins[0]
+	nominated := first.DeepCopy()
+	nominated.Status.NominatedNodeName = "node-1"
+	second := boundPod("second", "", highPriority, "special")
+
+	// The second preemptor's dry run on node-1: kube-scheduler adds the
+	// nominated pod, DefaultPreemption removes low-0.
+	c, st := h.filter(pl, second)
+	if st != nil || len(c.feasible) != 0 {
+		t.Fatalf("second fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+	}
+	cs := c.state.Clone()
+	ni := h.nodeInfo("node-1")
+	if err := ni.RemovePod(klog.FromContext(h.ctx), low[0]); err != nil {
+		t.Fatal(err)
+	}
+	if st := pl.RemovePod(h.ctx, cs, second, podInfo(t, low[0]), ni); !st.IsSuccess() {
+		t.Fatalf("RemovePod: %v", st)
+	}
+	ni.AddPodInfo(podInfo(t, nominated))
+	if st := pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni); !st.IsSuccess() {
+		t.Fatalf("AddPod: %v", st)
+	}
+	if st := pl.Filter(h.ctx, cs, second, ni); !st.IsSuccess() {
+		t.Errorf("evicting low-0 does not make room for the second preemptor: the nominated one took dev-0 in the dry run instead of dev-3, which its own preemption freed: %v", st)
+	}
+}
