@@ -299,7 +299,7 @@ func TestSchedulerPreemptionWorkload(t *testing.T) {
 		t.Skip("starts two control planes")
 	}
 	code, stdout, stderr := runArgs("scheduler", "--workload", "preemption", "--shape", "h100", "--nodes", "4", "--preemptors", "4",
-		"--configs", "ours,in-tree", "--preemption-timeout", "10s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"),
+		"--configs", "ours,in-tree", "--preemption-timeout", "20s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"),
 		"--stall", "30s", "--timeout", "40s")
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)

@@ -3,6 +3,7 @@ package draallocator
 import (
 	"context"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,6 +50,37 @@ type harness struct {
 	nodes   []fwk.NodeInfo
 	// activated counts the pods the plugins asked the queue to retry.
 	activated atomic.Int64
+	// nominated are the pods nominated per node (the scheduling queue's
+	// nominator); tests add to it before the plugin looks.
+	nominated nominator
+}
+
+// nominator is a PodNominator over a map, for the tests.
+type nominator struct {
+	mu     sync.Mutex
+	byNode map[string][]fwk.PodInfo
+}
+
+func (n *nominator) AddNominatedPod(_ klog.Logger, pod fwk.PodInfo, info *fwk.NominatingInfo) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.byNode == nil {
+		n.byNode = map[string][]fwk.PodInfo{}
+	}
+	node := pod.GetPod().Status.NominatedNodeName
+	if info != nil && info.NominatedNodeName != "" {
+		node = info.NominatedNodeName
+	}
+	n.byNode[node] = append(n.byNode[node], pod)
+}
+
+func (n *nominator) DeleteNominatedPodIfExists(*v1.Pod)                   {}
+func (n *nominator) UpdateNominatedPod(klog.Logger, *v1.Pod, fwk.PodInfo) {}
+
+func (n *nominator) NominatedPodsForNode(node string) []fwk.PodInfo {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.byNode[node]
 }
 
 // Activate records pods the plugin retries (the scheduling queue's job).
@@ -123,6 +155,7 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 			frameworkruntime.WithSnapshotSharedLister(snapshot),
 			frameworkruntime.WithPodGroupManager(podGroupManager),
 			frameworkruntime.WithPodActivator(h),
+			frameworkruntime.WithPodNominator(&h.nominated),
 		)
 		if err != nil {
 			t.Fatalf("framework for profile %s: %v", name, err)

@@ -117,16 +117,16 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 }
 
 // dryRunAllocator returns the allocator that answers for the node under
-// the dry run: its added pods' devices taken, predicted over the node as
-// it is (a preemptor nominated here keeps what its own preemption freed,
-// never what this dry run removes), and its removed pods' claims freed.
-// Releases come before takes, so nothing taken is freed.
+// the dry run: its removed pods' claims freed and its added pods' devices
+// taken (nominatedDevices: preferably what their own preemption freed,
+// never what this dry run removes unless nothing else will do). Releases
+// come before takes, so nothing taken is freed.
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) *allocator.Allocator {
 	node := nodeInfo.Node().Name
-	w := allocator.WhatIf{
-		Node:    node,
-		Take:    pl.nominatedDevices(ctx, s.alloc, d.added, d.removed, nodeInfo),
-		Release: pl.released(d.removed, node, nodeInfo.GetPods()),
+	w := allocator.WhatIf{Node: node, Release: pl.released(d.removed, node, nodeInfo.GetPods())}
+	if len(d.added) > 0 {
+		afterRemovals := s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w))
+		w.Take = pl.nominatedDevices(ctx, s.alloc, afterRemovals, d.added, d.removed, nodeInfo)
 	}
 	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w))
 }
@@ -217,14 +217,19 @@ func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
 	return used
 }
 
-// nominatedDevices returns what the pods added to the node take there:
-// for pods whose claims are not allocated yet (a preemptor waiting for its
-// victims' devices), the devices alloc would give them on the node, higher
-// priorities first, or, where they do not fit yet, the devices they will
-// get once the pods leaving the node are gone (onceReleased; the pods a
-// dry run removed are not leaving). Allocated claims are in alloc's State
-// already. A pod whose claims do not fit takes nothing.
-func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.Allocator, added, removed map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
+// nominatedDevices returns what the pods added to the node take there,
+// higher priorities first, for pods whose claims are not allocated yet (a
+// preemptor waiting for its victims' devices; allocated claims are in
+// alloc's State already): the devices alloc would give them on the node;
+// where they do not fit yet, those they will get once the pods leaving
+// the node are gone (onceReleased: the pods a dry run removed are not
+// leaving); and where that does not fit either — the preemptor's victims
+// are not terminating yet, its preemption still running — those
+// afterRemovals (alloc with the dry run's removals freed; nil: none) would
+// give them, so that the dry run finds victims for both pods rather than
+// two preemptors counting on the same ones. A pod whose claims fit nowhere
+// takes nothing.
+func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc, afterRemovals *allocator.Allocator, added, removed map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
 	if len(added) == 0 {
 		return nil
 	}
@@ -254,6 +259,9 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 			// what it will get once they are, free ones included.
 			results, err = pl.onceReleased(alloc, nodeInfo, removed, out).Allocate(ctx, node, claims)
 		}
+		if err == nil && len(results) != len(claims) && afterRemovals != nil {
+			results, err = afterRemovals.Allocate(ctx, node, claims)
+		}
 		if err != nil || len(results) != len(claims) {
 			logger.V(5).Info("Nominated pod's claims do not fit on its node", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
 			continue
@@ -264,6 +272,9 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 		}
 		out = append(out, taken...)
 		alloc = alloc.WithState(alloc.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
+		if afterRemovals != nil {
+			afterRemovals = afterRemovals.WithState(afterRemovals.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
+		}
 	}
 	return out
 }
@@ -346,7 +357,7 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		added = d.added
 	}
 	node := nodeInfo.Node()
-	take := append(pl.nominatedDevices(ctx, s.alloc, added, nil, nodeInfo), pl.allocationsOf(staying)...)
+	take := append(pl.nominatedDevices(ctx, s.alloc, nil, added, nil, nodeInfo), pl.allocationsOf(staying)...)
 	state := s.alloc.State().Vacate(pl.inv.inv, node.Name).Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take})
 	fits, err := s.alloc.WithState(state).Fits(ctx, node, claims)
 	return err == nil && fits

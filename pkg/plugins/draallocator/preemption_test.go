@@ -654,3 +654,73 @@ func TestADryRunGivesANominatedPodWhatItsOwnPreemptionFreedNotWhatTheDryRunRemov
 		t.Errorf("evicting low-0 does not make room for the second preemptor: the nominated one took dev-0 in the dry run instead of dev-3, which its own preemption freed: %v", st)
 	}
 }
+
+func TestTwoPreemptorsOnOneNodeDoNotCountOnTheSameVictims(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	objs = append(objs, held...)
+	first, firstClaim := preemptor(1)
+	objs = append(objs, first, firstClaim, objects.Claim("second", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
+	pl := h.plugins[0]
+	// The first preemptor is nominated to node-1; its preemption still
+	// runs: none of its victims is terminating yet.
+	nominated := first.DeepCopy()
+	nominated.Status.NominatedNodeName = "node-1"
+	second := boundPod("second", "", highPriority, "second")
+	c, st := h.filter(pl, second)
+	if st != nil || len(c.feasible) != 0 {
+		t.Fatalf("second fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+	}
+	dryRun := func(removed ...*v1.Pod) bool {
+		cs := c.state.Clone()
+		ni := h.nodeInfo("node-1")
+		for _, p := range removed {
+			if err := ni.RemovePod(klog.FromContext(h.ctx), p); err != nil {
+				t.Fatal(err)
+			}
+			pl.RemovePod(h.ctx, cs, second, podInfo(t, p), ni)
+		}
+		ni.AddPodInfo(podInfo(t, nominated))
+		pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni)
+		return pl.Filter(h.ctx, cs, second, ni).IsSuccess()
+	}
+	if dryRun(low[0]) {
+		t.Error("one victim is enough for both preemptors: the second counts on the device the first one needs")
+	}
+	if !dryRun(low[0], low[1]) {
+		t.Error("two victims do not make room for both preemptors")
+	}
+}
+
+func TestPostFilterDoesNotWaitForDevicesAnotherNominatedPodWillTake(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	_, held := fullNode1()
+	// low-0 is gone; its claim still holds dev-0, being released. Two
+	// preemptors of the same priority are nominated to node-1, one device
+	// each: only one of them can have dev-0.
+	objs = append(objs, held[1])
+	objs = append(objs, held[2:]...)
+	objs = append(objs, objects.Claim("want-a", testNamespace, objects.ClaimSpec("dev", testDriver, 1)),
+		objects.Claim("want-b", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
+	pl := h.plugins[0]
+	a := boundPod("a", "", highPriority, "want-a")
+	b := boundPod("b", "", highPriority, "want-b")
+	for _, p := range []*v1.Pod{a, b} {
+		p.Status.NominatedNodeName = "node-1"
+	}
+	h.nominated.AddNominatedPod(klog.Background(), podInfo(t, a), nil)
+	rejected := nodeStatuses{fwk.NewStatus(fwk.Unschedulable).WithPlugin(Name)}
+	c, st := h.filter(pl, b)
+	if st != nil || len(c.feasible) != 0 {
+		t.Fatalf("b fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+	}
+	if _, st := pl.PostFilter(h.ctx, c.state, b, rejected); st.IsSuccess() {
+		t.Errorf("PostFilter: %v; want no wait: the device being released goes to a, nominated there too", st)
+	}
+	h.nominated.byNode = nil
+	if _, st := pl.PostFilter(h.ctx, c.state, b, rejected); !st.IsSuccess() {
+		t.Errorf("PostFilter: %v; want b to wait for dev-0 when nobody else is nominated there", st)
+	}
+}

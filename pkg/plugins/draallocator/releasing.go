@@ -6,7 +6,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -68,8 +70,15 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 		return ""
 	}
 	w := allocator.WhatIf{Node: name, Release: release}
-	state := allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w)
-	fits, err := s.alloc.WithState(state).Fits(ctx, nodeInfo.Node(), claims)
+	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w))
+	// Other pods nominated there, of at least the pod's priority, come
+	// first: if they leave too little, waiting would be for ever, and
+	// DefaultPreemption must find more.
+	if others := pl.nominatedBeside(pod, name); len(others) > 0 {
+		take := pl.nominatedDevices(ctx, released, nil, others, nil, nodeInfo)
+		released = released.WithState(released.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take}))
+	}
+	fits, err := released.Fits(ctx, nodeInfo.Node(), claims)
 	if err != nil || !fits {
 		return ""
 	}
@@ -145,4 +154,17 @@ func (pl *DRAAllocator) isSchedulableAfterVictimGone(logger klog.Logger, pod *v1
 	}
 	logger.V(5).Info("A pod with claims left the node of a pod that may have preempted it", "pod", klog.KObj(pod), "gone", klog.KObj(gone), "node", gone.Spec.NodeName)
 	return fwk.Queue, nil
+}
+
+// nominatedBeside returns the other pods nominated to node with at least
+// the pod's priority, as kube-scheduler adds them before Filter.
+func (pl *DRAAllocator) nominatedBeside(pod *v1.Pod, node string) map[types.UID]*v1.Pod {
+	priority := corev1helpers.PodPriority(pod)
+	out := map[types.UID]*v1.Pod{}
+	for _, pi := range pl.handle.NominatedPodsForNode(node) {
+		if p := pi.GetPod(); p.UID != pod.UID && corev1helpers.PodPriority(p) >= priority {
+			out[p.UID] = p
+		}
+	}
+	return out
 }
