@@ -107,7 +107,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	node := nodeInfo.Node()
 	alloc := s.alloc
 	if !d.empty() {
-		alloc = pl.dryRunAllocator(ctx, s, d, nodeInfo)
+		var preempting *v1.Pod
+		if alloc, preempting = pl.dryRunAllocator(ctx, s, d, nodeInfo); preempting != nil {
+			return statusResolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)),
+				"pod", klog.KObj(pod), "node", klog.KObj(node))
+		}
 	}
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.

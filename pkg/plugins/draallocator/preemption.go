@@ -118,17 +118,15 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 
 // dryRunAllocator returns the allocator that answers for the node under
 // the dry run: its removed pods' claims freed and its added pods' devices
-// taken (nominatedDevices: preferably what their own preemption freed,
-// never what this dry run removes unless nothing else will do). Releases
-// come before takes, so nothing taken is freed.
-func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) *allocator.Allocator {
+// taken (nominatedDevices: what their own preemption freed, never what
+// this dry run removes). Releases come before takes, so nothing taken is
+// freed. preempting is an added pod whose preemption is still under way
+// (nominatedDevices); the node is then not to be used.
+func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
 	w := allocator.WhatIf{Node: node, Release: pl.released(d.removed, node, nodeInfo.GetPods())}
-	if len(d.added) > 0 {
-		afterRemovals := s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w))
-		w.Take = pl.nominatedDevices(ctx, s.alloc, afterRemovals, d.added, d.removed, nodeInfo)
-	}
-	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w))
+	w.Take, preempting = pl.nominatedDevices(ctx, s.alloc, d.added, d.removed, nodeInfo)
+	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w)), preempting
 }
 
 // released returns the allocations that removing pods from node frees:
@@ -220,18 +218,17 @@ func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
 // nominatedDevices returns what the pods added to the node take there,
 // higher priorities first, for pods whose claims are not allocated yet (a
 // preemptor waiting for its victims' devices; allocated claims are in
-// alloc's State already): the devices alloc would give them on the node;
-// where they do not fit yet, those they will get once the pods leaving
+// alloc's State already): the devices alloc would give them on the node,
+// or, where they do not fit yet, those they will get once the pods leaving
 // the node are gone (onceReleased: the pods a dry run removed are not
-// leaving); and where that does not fit either — the preemptor's victims
-// are not terminating yet, its preemption still running — those
-// afterRemovals (alloc with the dry run's removals freed; nil: none) would
-// give them, so that the dry run finds victims for both pods rather than
-// two preemptors counting on the same ones. A pod whose claims fit nowhere
-// takes nothing.
-func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc, afterRemovals *allocator.Allocator, added, removed map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) []*resourceapi.AllocationResult {
+// leaving). An added pod that fits neither way is preempting: its victims
+// are not terminating yet, its preemption (asynchronous in kube-scheduler)
+// still under way, and which devices it will get is not known; the first
+// such pod is returned, and the caller keeps other pods off the node
+// meanwhile, so that no second preemptor counts on the same victims.
+func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.Allocator, added, removed map[types.UID]*v1.Pod, nodeInfo fwk.NodeInfo) (out []*resourceapi.AllocationResult, preempting *v1.Pod) {
 	if len(added) == 0 {
-		return nil
+		return nil, nil
 	}
 	pods := slices.SortedFunc(maps.Values(added), func(a, b *v1.Pod) int {
 		if c := cmp.Compare(corev1helpers.PodPriority(b), corev1helpers.PodPriority(a)); c != 0 {
@@ -241,7 +238,6 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc, afterRemova
 	})
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
-	var out []*resourceapi.AllocationResult
 	for _, pod := range pods {
 		claims, err := pl.podClaims(pod)
 		if err != nil {
@@ -259,11 +255,11 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc, afterRemova
 			// what it will get once they are, free ones included.
 			results, err = pl.onceReleased(alloc, nodeInfo, removed, out).Allocate(ctx, node, claims)
 		}
-		if err == nil && len(results) != len(claims) && afterRemovals != nil {
-			results, err = afterRemovals.Allocate(ctx, node, claims)
-		}
 		if err != nil || len(results) != len(claims) {
-			logger.V(5).Info("Nominated pod's claims do not fit on its node", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
+			logger.V(5).Info("Nominated pod's claims do not fit on its node yet", "pod", klog.KObj(pod), "node", klog.KObj(node), "err", err)
+			if preempting == nil {
+				preempting = pod
+			}
 			continue
 		}
 		taken := make([]*resourceapi.AllocationResult, len(results))
@@ -272,11 +268,8 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc, afterRemova
 		}
 		out = append(out, taken...)
 		alloc = alloc.WithState(alloc.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
-		if afterRemovals != nil {
-			afterRemovals = afterRemovals.WithState(afterRemovals.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
-		}
 	}
-	return out
+	return out, preempting
 }
 
 // onceReleased returns alloc over the node as it will be once the claims
@@ -357,7 +350,12 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		added = d.added
 	}
 	node := nodeInfo.Node()
-	take := append(pl.nominatedDevices(ctx, s.alloc, nil, added, nil, nodeInfo), pl.allocationsOf(staying)...)
+	take, preempting := pl.nominatedDevices(ctx, s.alloc, added, nil, nodeInfo)
+	if preempting != nil {
+		// The node may be free for the pod once that preemption is done.
+		return true
+	}
+	take = append(take, pl.allocationsOf(staying)...)
 	state := s.alloc.State().Vacate(pl.inv.inv, node.Name).Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take})
 	fits, err := s.alloc.WithState(state).Fits(ctx, node, claims)
 	return err == nil && fits

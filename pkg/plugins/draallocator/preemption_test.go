@@ -656,40 +656,66 @@ func TestADryRunGivesANominatedPodWhatItsOwnPreemptionFreedNotWhatTheDryRunRemov
 }
 
 func TestTwoPreemptorsOnOneNodeDoNotCountOnTheSameVictims(t *testing.T) {
-	nodes, objs := preemptionCluster()
-	low, held := fullNode1()
-	objs = append(objs, held...)
-	first, firstClaim := preemptor(1)
-	objs = append(objs, first, firstClaim, objects.Claim("second", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
-	h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
-	pl := h.plugins[0]
-	// The first preemptor is nominated to node-1; its preemption still
-	// runs: none of its victims is terminating yet.
-	nominated := first.DeepCopy()
-	nominated.Status.NominatedNodeName = "node-1"
-	second := boundPod("second", "", highPriority, "second")
-	c, st := h.filter(pl, second)
-	if st != nil || len(c.feasible) != 0 {
-		t.Fatalf("second fits on %v (PreFilter %v), want nowhere", c.feasible, st)
-	}
-	dryRun := func(removed ...*v1.Pod) bool {
-		cs := c.state.Clone()
-		ni := h.nodeInfo("node-1")
-		for _, p := range removed {
-			if err := ni.RemovePod(klog.FromContext(h.ctx), p); err != nil {
-				t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		// victimTerminating: the first preemptor's victim, low-3, is
+		// terminating (its preemption done) rather than still running.
+		victimTerminating bool
+		// fits says whether the second preemptor fits after removing
+		// one and two other pods.
+		fits [2]bool
+		held bool
+	}{
+		{"while the first preemptor's preemption is under way, the node is held for it", false, [2]bool{false, false}, true},
+		{"once its victim terminates, the first takes that device and the second needs a victim of its own", true, [2]bool{true, true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes, objs := preemptionCluster()
+			low, held := fullNode1()
+			if tc.victimTerminating {
+				terminating := low[3].DeepCopy()
+				terminating.DeletionTimestamp = ptr.To(metav1.Now())
+				terminating.Finalizers = []string{"test.example.com/keep"}
+				low[3] = terminating
+				held[6] = terminating
 			}
-			pl.RemovePod(h.ctx, cs, second, podInfo(t, p), ni)
-		}
-		ni.AddPodInfo(podInfo(t, nominated))
-		pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni)
-		return pl.Filter(h.ctx, cs, second, ni).IsSuccess()
-	}
-	if dryRun(low[0]) {
-		t.Error("one victim is enough for both preemptors: the second counts on the device the first one needs")
-	}
-	if !dryRun(low[0], low[1]) {
-		t.Error("two victims do not make room for both preemptors")
+			objs = append(objs, held...)
+			first, firstClaim := preemptor(1)
+			objs = append(objs, first, firstClaim, objects.Claim("second", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+			h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
+			pl := h.plugins[0]
+			nominated := first.DeepCopy()
+			nominated.Status.NominatedNodeName = "node-1"
+			second := boundPod("second", "", highPriority, "second")
+			c, st := h.filter(pl, second)
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("second fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+			}
+			// The second preemptor's dry runs on node-1, with the first
+			// one added as kube-scheduler adds nominated pods.
+			dryRun := func(removed ...*v1.Pod) *fwk.Status {
+				cs := c.state.Clone()
+				ni := h.nodeInfo("node-1")
+				for _, p := range removed {
+					if err := ni.RemovePod(klog.FromContext(h.ctx), p); err != nil {
+						t.Fatal(err)
+					}
+					pl.RemovePod(h.ctx, cs, second, podInfo(t, p), ni)
+				}
+				ni.AddPodInfo(podInfo(t, nominated))
+				pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni)
+				return pl.Filter(h.ctx, cs, second, ni)
+			}
+			for n, want := range tc.fits {
+				st := dryRun(low[:n+1]...)
+				if st.IsSuccess() != want {
+					t.Errorf("removing %d pods: %v, want fits %v", n+1, st, want)
+				}
+				if got := strings.Contains(st.Message(), "preemption is under way"); got != tc.held {
+					t.Errorf("removing %d pods: %q, want the node held for the first preemptor: %v", n+1, st.Message(), tc.held)
+				}
+			}
+		})
 	}
 }
 

@@ -75,7 +75,7 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	// first: if they leave too little, waiting would be for ever, and
 	// DefaultPreemption must find more.
 	if others := pl.nominatedBeside(pod, name); len(others) > 0 {
-		take := pl.nominatedDevices(ctx, released, nil, others, nil, nodeInfo)
+		take, _ := pl.nominatedDevices(ctx, released, others, nil, nodeInfo)
 		released = released.WithState(released.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take}))
 	}
 	fits, err := released.Fits(ctx, nodeInfo.Node(), claims)
