@@ -124,6 +124,14 @@ func (h *harness) nodeInfo(name string) fwk.NodeInfo {
 // DefaultPreemption does, and returns Filter's answer there.
 func (c *cycle) dryRun(node string, removed ...*v1.Pod) *fwk.Status {
 	c.h.t.Helper()
+	return c.filterChanged(node, nil, removed...)
+}
+
+// filterChanged removes pods from a copy of the cycle state and of the
+// node, as DefaultPreemption does, then adds the nominated pods, as
+// kube-scheduler does before Filter, and returns Filter's answer there.
+func (c *cycle) filterChanged(node string, nominated []*v1.Pod, removed ...*v1.Pod) *fwk.Status {
+	c.h.t.Helper()
 	cs := c.state.Clone()
 	ni := c.h.nodeInfo(node)
 	logger := klog.FromContext(c.h.ctx)
@@ -135,6 +143,13 @@ func (c *cycle) dryRun(node string, removed ...*v1.Pod) *fwk.Status {
 		}
 		if st := c.pl.RemovePod(c.h.ctx, cs, c.pod, podInfo(c.h.t, pod), ni); !st.IsSuccess() {
 			c.h.t.Fatalf("RemovePod %s: %v", pod.Name, st)
+		}
+	}
+	for _, pod := range nominated {
+		pi := podInfo(c.h.t, pod)
+		ni.AddPodInfo(pi)
+		if st := c.pl.AddPod(c.h.ctx, cs, c.pod, pi, ni); !st.IsSuccess() {
+			c.h.t.Fatalf("AddPod %s: %v", pod.Name, st)
 		}
 	}
 	return c.pl.Filter(c.h.ctx, cs, c.pod, ni)
@@ -337,25 +352,17 @@ func TestANominatedPodKeepsTheDevicesItsPreemptionFreedFromPodsOfLowerPriority(t
 	}
 	// kube-scheduler adds the nominated pods of at least mid's priority
 	// to a copy of the state before Filter.
-	cs := c.state.Clone()
-	ni := h.nodeInfo("node-1")
-	ni.AddPodInfo(podInfo(t, nominated))
-	if st := pl.AddPod(h.ctx, cs, mid, podInfo(t, nominated), ni); !st.IsSuccess() {
-		t.Fatalf("AddPod: %v", st)
-	}
-	if st := pl.Filter(h.ctx, cs, mid, ni); st.IsSuccess() {
+	if st := c.filterChanged("node-1", []*v1.Pod{nominated}); st.IsSuccess() {
 		t.Error("a lower-priority pod took the device its nominated preemptor waits for")
 	}
 	// The preemptor's claim is what it takes: without it, mid fits.
 	if st := pl.Filter(h.ctx, c.state, mid, h.nodeInfo("node-1")); !st.IsSuccess() {
 		t.Errorf("without the nominated pod, mid does not fit: %v", st)
 	}
-	// Removing the nominated pod again (in any order) undoes it.
-	if st := pl.RemovePod(h.ctx, cs, mid, podInfo(t, nominated), ni); !st.IsSuccess() {
-		t.Fatalf("RemovePod: %v", st)
-	}
-	if st := pl.Filter(h.ctx, cs, mid, h.nodeInfo("node-1")); !st.IsSuccess() {
-		t.Errorf("after AddPod then RemovePod of the nominated pod, mid does not fit: %v", st)
+	// A removal and an addition of the nominated pod cancel out, in this
+	// order too.
+	if st := c.filterChanged("node-1", []*v1.Pod{nominated}, nominated); !st.IsSuccess() {
+		t.Errorf("after RemovePod then AddPod of the nominated pod, mid does not fit: %v", st)
 	}
 }
 
@@ -517,13 +524,7 @@ func TestANominatedPodWaitingForItsVictimsHoldsTheDevicesAlreadyFreed(t *testing
 	if st != nil || !slices.Contains(c.feasible, "node-1") {
 		t.Fatalf("peer fits on %v (PreFilter %v), want node-1 (dev-1 is free) before the nomination counts", c.feasible, st)
 	}
-	cs := c.state.Clone()
-	ni := h.nodeInfo("node-1")
-	ni.AddPodInfo(podInfo(t, nominated))
-	if st := pl.AddPod(h.ctx, cs, peer, podInfo(t, nominated), ni); !st.IsSuccess() {
-		t.Fatalf("AddPod: %v", st)
-	}
-	if st := pl.Filter(h.ctx, cs, peer, ni); st.IsSuccess() {
+	if st := c.filterChanged("node-1", []*v1.Pod{nominated}); st.IsSuccess() {
 		t.Errorf("a pod of the same priority took dev-1, freed for the nominated preemptor that waits for dev-0 too (low-0 %s left)", low[0].Name)
 	}
 }
@@ -638,19 +639,7 @@ func TestADryRunGivesANominatedPodWhatItsOwnPreemptionFreedNotWhatTheDryRunRemov
 	if st != nil || len(c.feasible) != 0 {
 		t.Fatalf("second fits on %v (PreFilter %v), want nowhere", c.feasible, st)
 	}
-	cs := c.state.Clone()
-	ni := h.nodeInfo("node-1")
-	if err := ni.RemovePod(klog.FromContext(h.ctx), low[0]); err != nil {
-		t.Fatal(err)
-	}
-	if st := pl.RemovePod(h.ctx, cs, second, podInfo(t, low[0]), ni); !st.IsSuccess() {
-		t.Fatalf("RemovePod: %v", st)
-	}
-	ni.AddPodInfo(podInfo(t, nominated))
-	if st := pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni); !st.IsSuccess() {
-		t.Fatalf("AddPod: %v", st)
-	}
-	if st := pl.Filter(h.ctx, cs, second, ni); !st.IsSuccess() {
+	if st := c.filterChanged("node-1", []*v1.Pod{nominated}, low[0]); !st.IsSuccess() {
 		t.Errorf("evicting low-0 does not make room for the second preemptor: the nominated one took dev-0 in the dry run instead of dev-3, which its own preemption freed: %v", st)
 	}
 }
@@ -693,21 +682,8 @@ func TestTwoPreemptorsOnOneNodeDoNotCountOnTheSameVictims(t *testing.T) {
 			}
 			// The second preemptor's dry runs on node-1, with the first
 			// one added as kube-scheduler adds nominated pods.
-			dryRun := func(removed ...*v1.Pod) *fwk.Status {
-				cs := c.state.Clone()
-				ni := h.nodeInfo("node-1")
-				for _, p := range removed {
-					if err := ni.RemovePod(klog.FromContext(h.ctx), p); err != nil {
-						t.Fatal(err)
-					}
-					pl.RemovePod(h.ctx, cs, second, podInfo(t, p), ni)
-				}
-				ni.AddPodInfo(podInfo(t, nominated))
-				pl.AddPod(h.ctx, cs, second, podInfo(t, nominated), ni)
-				return pl.Filter(h.ctx, cs, second, ni)
-			}
 			for n, want := range tc.fits {
-				st := dryRun(low[:n+1]...)
+				st := c.filterChanged("node-1", []*v1.Pod{nominated}, low[:n+1]...)
 				if st.IsSuccess() != want {
 					t.Errorf("removing %d pods: %v, want fits %v", n+1, st, want)
 				}
