@@ -63,10 +63,15 @@
 //     dry runs through AddPod/RemovePod in a dryRun state that Clone
 //     copies, apart from the shared stateData; Filter answers over the
 //     allocated devices changed by it (allocator.WhatIf): victims' claims
-//     freed, nominated pods' devices taken. Filter is Unschedulable only
-//     where the pod would fit without the lower-priority pods, and
-//     PostFilter keeps a nomination while the victims' claims are being
-//     released, so no second round of evictions starts.
+//     freed, nominated pods' devices taken (what their own preemption
+//     freed; a node whose nominated pod's preemption is still under way
+//     is held). Filter is Unschedulable only where the pod may fit without
+//     the lower-priority pods, and PostFilter keeps a nomination while the
+//     victims' claims are being released (judged by the scheduler's DRA
+//     manager and the node's other nominated pods), so no second round of
+//     evictions starts. An assigned pod's deletion lets a preemptor that
+//     DefaultPreemption gated go on (preemptionmetrics.go counts victims
+//     and times nominations from the same pod events).
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a
 //     panic fails only that pod's attempt with an error naming the plugin,
 //     is logged with its stack and counted; Unreserve then releases what
