@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -12,9 +13,12 @@ import (
 // Query says what Get reads beyond the cluster-wide DRA objects (Nodes,
 // ResourceSlices, DeviceClasses, every ResourceClaim, DeviceTaintRules).
 type Query struct {
-	// Pod, if set, is the one pod read, in Namespace; the
+	// Pod, if set, is the pod asked about, in Namespace; the
 	// ResourceClaimTemplates of Namespace are read with it.
 	Namespace, Pod string
+	// Preemption also reads the pods bound to nodes and every
+	// PodDisruptionBudget: what a preemption would evict.
+	Preemption bool
 }
 
 // Get reads the objects q asks for from an API server, with list and get
@@ -71,6 +75,11 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 		return nil, fmt.Errorf("get pod %s/%s: %w", q.Namespace, q.Pod, err)
 	}
 	objs.Pods = append(objs.Pods, pod)
+	if q.Preemption {
+		if err := getPreemptionObjects(ctx, client, objs, pod); err != nil {
+			return nil, err
+		}
+	}
 	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
 	if err != nil {
 		return nil, fmt.Errorf("list resourceclaimtemplates in %s: %w", q.Namespace, err)
@@ -79,4 +88,28 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 		objs.Templates = append(objs.Templates, &templates.Items[i])
 	}
 	return objs, nil
+}
+
+// getPreemptionObjects adds the pods bound to nodes that are not done
+// (asked, other than the pod already read) and every PodDisruptionBudget.
+func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs *Objects, asked *v1.Pod) error {
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
+	})
+	if err != nil {
+		return fmt.Errorf("list pods bound to nodes in all namespaces: %w", err)
+	}
+	for i := range pods.Items {
+		if pods.Items[i].UID != asked.UID {
+			objs.Pods = append(objs.Pods, &pods.Items[i])
+		}
+	}
+	pdbs, err := client.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list poddisruptionbudgets in all namespaces: %w", err)
+	}
+	for i := range pdbs.Items {
+		objs.PDBs = append(objs.PDBs, &pdbs.Items[i])
+	}
+	return nil
 }

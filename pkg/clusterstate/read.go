@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	resourcedefaults "k8s.io/kubernetes/pkg/apis/resource/v1"
@@ -27,6 +28,9 @@ const (
 	KindResourceClaim         = "ResourceClaim"
 	KindResourceClaimTemplate = "ResourceClaimTemplate"
 	KindDeviceTaintRule       = "DeviceTaintRule"
+	// KindPodDisruptionBudget is read for preemption: DefaultPreemption
+	// spares pods whose eviction would violate one.
+	KindPodDisruptionBudget = "PodDisruptionBudget"
 )
 
 // Objects are the objects read, each kind in the order it was found.
@@ -42,6 +46,7 @@ type Objects struct {
 	Claims     []*resourceapi.ResourceClaim
 	Templates  []*resourceapi.ResourceClaimTemplate
 	TaintRules []*resourceapi.DeviceTaintRule
+	PDBs       []*policyv1.PodDisruptionBudget
 	// Notes are what the reader should know: skipped objects, ignored
 	// fields.
 	Notes []string
@@ -168,6 +173,8 @@ func apiVersionOf(kind string) (string, bool) {
 		return "resource.k8s.io/v1", true
 	case KindNode, KindPod:
 		return "v1", true
+	case KindPodDisruptionBudget:
+		return "policy/v1", true
 	}
 	return "", false
 }
@@ -239,6 +246,12 @@ func (objs *Objects) decode(where, id, kind string, data []byte) error {
 			return err
 		}
 		objs.Pods = append(objs.Pods, p)
+	case KindPodDisruptionBudget:
+		b := &policyv1.PodDisruptionBudget{}
+		if err := strict(b); err != nil {
+			return err
+		}
+		objs.PDBs = append(objs.PDBs, b)
 	}
 	return nil
 }

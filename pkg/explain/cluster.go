@@ -43,6 +43,9 @@ type Settings struct {
 	// Candidates is how many fitting nodes a report lists with their
 	// devices; 0 is 5.
 	Candidates int
+	// PreemptionDisabled is the plugin's "preemption: Disabled": a pod
+	// that fits nowhere is not asked about evictions.
+	PreemptionDisabled bool
 }
 
 // Cluster is the cluster state the scheduler would see, ready to be asked
@@ -51,7 +54,11 @@ type Cluster struct {
 	objs     *clusterstate.Objects
 	settings Settings
 	nodes    []*v1.Node
-	inv      *inventory.Inventory
+	byName   map[string]*v1.Node
+	// bound are the pods bound to each node that are not done: what a
+	// preemption there may evict.
+	bound map[string][]*v1.Pod
+	inv   *inventory.Inventory
 	// slices are the ResourceSlices by node, for node-allocatable
 	// resources.
 	slices  *nodeallocatable.Slices
@@ -82,6 +89,11 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	c.slices = nodeallocatable.IndexSlices(objs.Slices)
 	c.state = allocatedState(settings.Features, objs.Claims)
 	c.nodes = nodesOf(objs)
+	c.byName = make(map[string]*v1.Node, len(c.nodes))
+	for _, n := range c.nodes {
+		c.byName[n.Name] = n
+	}
+	c.bound = boundPods(objs.Pods)
 	if len(objs.Nodes) == 0 && len(c.nodes) > 0 {
 		c.Notes = append(c.Notes, "no Node objects given: nodes are made up from the slices' nodeName, with no labels but their hostname")
 	}
@@ -123,6 +135,22 @@ func nodesOf(objs *clusterstate.Objects) []*v1.Node {
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	return nodes
 }
+
+// boundPods indexes the pods bound to nodes by node, skipping those that
+// are done (Succeeded or Failed).
+func boundPods(pods []*v1.Pod) map[string][]*v1.Pod {
+	out := map[string][]*v1.Pod{}
+	for _, p := range pods {
+		if p.Spec.NodeName == "" || p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed {
+			continue
+		}
+		out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+	}
+	return out
+}
+
+// node returns the node name, or nil.
+func (c *Cluster) node(name string) *v1.Node { return c.byName[name] }
 
 // claim returns the claim namespace/name, or nil.
 func (c *Cluster) claim(namespace, name string) *resourceapi.ResourceClaim {

@@ -31,6 +31,9 @@ type PodReport struct {
 	// from "all taken".
 	Now   Answer `json:"now"`
 	Empty Answer `json:"emptyCluster"`
+	// Preemption is asked when the pod fits on no node now but on some
+	// with nothing allocated: which pods would be evicted, and where.
+	Preemption *Preemption `json:"preemption,omitempty"`
 	// Notes are caveats about the input and what is not checked.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -142,6 +145,11 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 	}
 	if r.Empty, err = c.answer(ctx, q, structured.AllocatedState{}, false); err != nil {
 		return nil, err
+	}
+	if r.NodeName == "" && len(r.Now.FitNodes) == 0 && len(r.Empty.FitNodes) > 0 {
+		if r.Preemption, err = c.preemption(ctx, pod, q, r.Empty.FitNodes); err != nil {
+			return nil, err
+		}
 	}
 	r.Verdict = verdict(r)
 	return r, nil
@@ -301,6 +309,10 @@ func verdict(r *PodReport) string {
 		return fmt.Sprintf("bound to node %s", r.NodeName)
 	case now > 0:
 		return fmt.Sprintf("fits on %d of %d nodes now", now, r.Now.Nodes)
+	case empty > 0 && r.Preemption != nil && r.Preemption.Node != "":
+		p := r.Preemption
+		return fmt.Sprintf("fits on no node now; preemption would evict %d %s of lower priority on node %s (%s)",
+			len(p.Victims), plural(len(p.Victims), "pod", "pods"), p.Node, victimList(p.Victims))
 	case empty > 0:
 		return fmt.Sprintf("fits on no node now, but on %d of %d nodes with nothing allocated: the devices it needs are taken or blocked", empty, r.Empty.Nodes)
 	default:

@@ -37,6 +37,9 @@ func (r *PodReport) WriteText(w io.Writer) error {
 		writeAnswer(w, "Now", r.Now)
 		writeAnswer(w, "With nothing allocated", r.Empty)
 	}
+	if r.Preemption != nil {
+		r.Preemption.write(w)
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "Notes:")
 		for _, n := range r.Notes {
@@ -74,6 +77,36 @@ func writeAnswer(w io.Writer, title string, a Answer) {
 			}
 		}
 	}
+}
+
+// write prints the preemption's node and victims, or why there is none.
+func (p *Preemption) write(w io.Writer) {
+	if p.Node == "" {
+		fmt.Fprintf(w, "Preemption: cannot help: %s\n", p.NotPossible)
+		return
+	}
+	fmt.Fprintf(w, "Preemption: node %s (evictions make room on %d %s)\n", p.Node, p.Nodes, plural(p.Nodes, "node", "nodes"))
+	fmt.Fprintln(w, "  Pods evicted (priority, claims freed):")
+	for _, v := range p.Victims {
+		fmt.Fprintf(w, "    %s (%d)", v.Pod, v.Priority)
+		if len(v.Claims) > 0 {
+			fmt.Fprintf(w, ": %s", strings.Join(v.Claims, ", "))
+		}
+		if v.ViolatesPDB {
+			fmt.Fprint(w, "; violates a PodDisruptionBudget")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  Devices then: %s\n", strings.Join(p.Devices, ", "))
+}
+
+// victimList reads like "team/a (priority 10), team/b (priority 10)".
+func victimList(victims []Victim) string {
+	parts := make([]string, 0, len(victims))
+	for _, v := range victims {
+		parts = append(parts, fmt.Sprintf("%s (priority %d)", v.Pod, v.Priority))
+	}
+	return joinSome(parts, 5)
 }
 
 // describe reads like "needs 9; 8 match: 3 allocated, 5 usable".

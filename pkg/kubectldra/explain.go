@@ -20,6 +20,7 @@ type schedulerFlags struct {
 	policy       string
 	scoring      string
 	candidates   int
+	preemption   string
 }
 
 func (s *schedulerFlags) register(cmd *cobra.Command) {
@@ -28,6 +29,7 @@ func (s *schedulerFlags) register(cmd *cobra.Command) {
 	f.StringVar(&s.policy, "policy", string(allocator.FirstFit), "the plugin's deviceSelectionPolicy: FirstFit or Packing")
 	f.StringVar(&s.scoring, "scoring", explain.ScoreFirstAvailable, "the plugin's scoringStrategy type: FirstAvailable, MostAllocated or LeastAllocated")
 	f.IntVar(&s.candidates, "candidates", 5, "how many nodes where the pod fits to list with their devices")
+	f.StringVar(&s.preemption, "preemption", "Enabled", "the plugin's preemption: Enabled (a pod that fits nowhere is told which pods preemption would evict, and where) or Disabled")
 }
 
 // settings turns the flags into explain's settings.
@@ -51,6 +53,9 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 	default:
 		return explain.Settings{}, fmt.Errorf("--scoring %q: want FirstAvailable, MostAllocated or LeastAllocated", s.scoring)
 	}
+	if s.preemption != "Enabled" && s.preemption != "Disabled" {
+		return explain.Settings{}, fmt.Errorf("--preemption %q: want Enabled or Disabled", s.preemption)
+	}
 	if s.candidates < 1 {
 		return explain.Settings{}, fmt.Errorf("--candidates %d: want at least 1", s.candidates)
 	}
@@ -61,6 +66,8 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 		Policy:          policy,
 		Scoring:         s.scoring,
 		Candidates:      s.candidates,
+
+		PreemptionDisabled: s.preemption == "Disabled",
 	}, nil
 }
 
@@ -78,10 +85,13 @@ controller names it), every node grouped by reason, with the counts of each
 request's devices (matching, allocated, tainted, counters or capacity used up,
 usable); the best nodes with the devices the claims would get; and the same
 question with nothing allocated, which tells "too big for any node" apart from
-"all taken".`,
+"all taken". A pod that fits on no node now but would with some devices given
+back is told where DefaultPreemption would nominate it and which pods of lower
+priority it would evict there (with their priorities and the claims they free),
+chosen by DefaultPreemption's rules (PodDisruptionBudgets included).`,
 		Example: `  kubectl dra explain pod trainer-0 -n ml
   kubectl dra explain pod trainer-0 -n ml -o json
-  kubectl get nodes,pods,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates -A -o yaml > cluster.yaml
+  kubectl get nodes,pods,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates,poddisruptionbudgets -A -o yaml > cluster.yaml
   kubectl dra explain pod trainer-0 -n ml --from cluster.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,7 +106,7 @@ question with nothing allocated, which tells "too big for any node" apart from
 			if err != nil {
 				return err
 			}
-			objs, err := o.objects(cmd.Context(), clusterstate.Query{Namespace: ns, Pod: args[0]})
+			objs, err := o.objects(cmd.Context(), clusterstate.Query{Namespace: ns, Pod: args[0], Preemption: !settings.PreemptionDisabled})
 			if err != nil {
 				return err
 			}

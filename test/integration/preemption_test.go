@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -133,7 +136,11 @@ func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts boo
 		lows := e.fill("cheap-low", "low", "cheap-1", "cheap-node-low", 2)
 
 		// Either node frees a GPU by evicting one pod; cheap-node-low's
-		// victim has the lower priority.
+		// victim has the lower priority. kubectl dra explain says so first,
+		// for a gated twin of the preemptor that no scheduler looks at.
+		if preempts {
+			e.explainPreemption("cheap-probe", "cheap-1", "cheap-node-low", lows)
+		}
 		e.create(preemptionPod("cheap-high", e.ns, "high", "cheap-1"))
 		if !preempts {
 			msg := e.stayPending([]string{"cheap-high"}, append(slices.Clone(mids), lows...))
@@ -297,6 +304,38 @@ func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts boo
 func preemptionPod(name, namespace, class, template string) *v1.Pod {
 	return objects.MakePod(name, namespace).Scheduler(schedulerapp.Name).PriorityClass(class).
 		GracePeriod(preemptionGracePeriod).ClaimFromTemplate("gpu", template).Obj()
+}
+
+// explainPreemption creates a gated high-priority pod with a claim from
+// template and checks that kubectl dra explain (read as the shipped
+// explain role reads) names node and one of victims, with its priority,
+// as what preemption would evict for it.
+func (e *env) explainPreemption(name, template, node string, victims []string) {
+	e.t.Helper()
+	probe := preemptionPod(name, e.ns, "high", template)
+	probe.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "dra-scheduler.io/explain-test"}}
+	e.create(probe)
+	objs, err := clusterstate.Get(e.ctx, e.client, clusterstate.Query{Namespace: e.ns, Pod: name, Preemption: true})
+	if err != nil {
+		e.t.Fatalf("read the cluster for explain: %v", err)
+	}
+	c := explain.NewCluster(objs, explain.Settings{Policy: allocator.FirstFit})
+	pod, err := c.FindPod(e.ns, name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := c.Pod(e.ctx, pod)
+	if err != nil {
+		e.t.Fatalf("explain pod %s: %v", name, err)
+	}
+	p := r.Preemption
+	if p == nil || p.Node != node || len(p.Victims) != 1 || !slices.Contains(victims, strings.TrimPrefix(p.Victims[0].Pod, e.ns+"/")) ||
+		p.Victims[0].Priority != preemptionPriorities["low"] {
+		e.t.Errorf("explain pod %s says %q, preemption %+v; want one of %v (priority %d) evicted on %s", name, r.Verdict, p, victims, preemptionPriorities["low"], node)
+	} else {
+		e.t.Logf("explain pod %s: %s", name, r.Verdict)
+	}
+	e.deletePods([]string{name})
 }
 
 // preemptionCase makes e report to t, a case's test, and deletes every pod

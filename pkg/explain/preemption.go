@@ -1,0 +1,331 @@
+package explain
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// Preemption is what kube-scheduler's DefaultPreemption, with the
+// plugin's device simulation, would do for a pod that fits on no node
+// now: the node it would nominate and the pods it would evict there.
+type Preemption struct {
+	// Node is the node the pod would be nominated to; empty when
+	// preemption cannot help, and NotPossible says why.
+	Node        string `json:"node,omitempty"`
+	NotPossible string `json:"notPossible,omitempty"`
+	// Victims are the pods evicted on Node, most important first.
+	Victims []Victim `json:"victims,omitempty"`
+	// Devices are what the pod's claims would get there once the
+	// victims' claims are released.
+	Devices []string `json:"devices,omitempty"`
+	// Nodes counts the nodes where some set of evictions makes room.
+	Nodes int `json:"nodes"`
+}
+
+// Victim is a pod preemption would evict.
+type Victim struct {
+	Pod      string `json:"pod"`
+	Priority int32  `json:"priority"`
+	// Claims are the ResourceClaims its eviction frees.
+	Claims []string `json:"claims,omitempty"`
+	// ViolatesPDB is set when the eviction violates a PodDisruptionBudget.
+	ViolatesPDB bool `json:"violatesPDB,omitempty"`
+}
+
+// Why preemption cannot help.
+const (
+	notPossibleDisabled = "the plugin's preemption is Disabled"
+	notPossibleNever    = "the pod's preemptionPolicy is Never"
+	notPossibleNoPods   = "no pods bound to nodes were given (read from a cluster, or add `kubectl get pods -A -o yaml` to --from)"
+	notPossibleNoRoom   = "no node would have room for the pod's claims even with every pod of lower priority evicted"
+)
+
+// preemption answers for pod, whose claims q asks about, where it fits
+// on no node now; empty are the nodes where it fits with nothing
+// allocated (no other node can help).
+func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty []string) (*Preemption, error) {
+	switch {
+	case c.settings.PreemptionDisabled:
+		return &Preemption{NotPossible: notPossibleDisabled}, nil
+	case pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever:
+		return &Preemption{NotPossible: notPossibleNever}, nil
+	case len(c.bound) == 0:
+		return &Preemption{NotPossible: notPossibleNoPods}, nil
+	}
+	base := c.allocator(c.state)
+	var best *nodePreemption
+	out := &Preemption{}
+	for _, name := range empty {
+		node := c.node(name)
+		if node == nil || q.nodeCheck.reject(node) != "" {
+			continue
+		}
+		np, err := c.preemptOn(ctx, base, pod, q, node)
+		if err != nil {
+			return nil, err
+		}
+		if np == nil {
+			continue
+		}
+		out.Nodes++
+		if best == nil || np.better(best) {
+			best = np
+		}
+	}
+	if best == nil {
+		out.NotPossible = notPossibleNoRoom
+		return out, nil
+	}
+	out.Node = best.node
+	out.Devices = q.devices(best.results)
+	for _, p := range best.victims {
+		out.Victims = append(out.Victims, Victim{
+			Pod: p.Namespace + "/" + p.Name, Priority: corev1helpers.PodPriority(p),
+			Claims: claimNamesOf(p), ViolatesPDB: best.violating[p.UID],
+		})
+	}
+	return out, nil
+}
+
+// nodePreemption is the smallest set of evictions that makes room on one
+// node, chosen as DefaultPreemption's SelectVictimsOnNode chooses.
+type nodePreemption struct {
+	node      string
+	victims   []*v1.Pod // most important first
+	violating map[types.UID]bool
+	results   []resourceapi.AllocationResult
+}
+
+// preemptOn evicts every pod of lower priority than pod on node; if the
+// claims then fit, it reprieves the evicted pods one at a time, those
+// whose eviction would violate a PodDisruptionBudget first, each in
+// order of importance, as long as the claims still fit. nil: no room.
+func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod *v1.Pod, q question, node *v1.Node) (*nodePreemption, error) {
+	var lower []*v1.Pod
+	for _, p := range c.bound[node.Name] {
+		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) {
+			lower = append(lower, p)
+		}
+	}
+	if len(lower) == 0 {
+		return nil, nil
+	}
+	sort.SliceStable(lower, func(i, j int) bool { return moreImportant(lower[i], lower[j]) })
+	evicted := map[types.UID]bool{}
+	for _, p := range lower {
+		evicted[p.UID] = true
+	}
+	fits := func() ([]resourceapi.AllocationResult, error) {
+		st := base.State().Apply(c.inv, c.settings.Features, allocator.WhatIf{Node: node.Name, Release: c.released(node.Name, evicted)})
+		d, err := base.WithState(st).Diagnose(ctx, node, q.claims)
+		if err != nil {
+			return nil, fmt.Errorf("node %s with the pods of lower priority evicted: %w", node.Name, err)
+		}
+		return d.Results, nil
+	}
+	results, err := fits()
+	if err != nil || results == nil {
+		return nil, err
+	}
+	violating, nonViolating := c.splitByPDB(lower)
+	np := &nodePreemption{node: node.Name, violating: map[types.UID]bool{}, results: results}
+	for _, group := range [][]*v1.Pod{violating, nonViolating} {
+		for _, p := range group {
+			delete(evicted, p.UID)
+			r, err := fits()
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				np.results = r
+				continue
+			}
+			evicted[p.UID] = true
+			np.victims = append(np.victims, p)
+		}
+	}
+	for _, p := range violating {
+		if evicted[p.UID] {
+			np.violating[p.UID] = true
+		}
+	}
+	if len(np.victims) == 0 {
+		return nil, nil // it fits without evictions: not a preemption
+	}
+	sort.SliceStable(np.victims, func(i, j int) bool { return moreImportant(np.victims[i], np.victims[j]) })
+	return np, nil
+}
+
+// released are the allocations of the claims on node that the evicted
+// pods free: claims one of them uses whose every reservation is for an
+// evicted pod and that no pod staying there uses. Claims reserved for
+// anything but pods (a PodGroup) are never freed.
+func (c *Cluster) released(node string, evicted map[types.UID]bool) []*resourceapi.AllocationResult {
+	staying := map[string]bool{}
+	for _, p := range c.bound[node] {
+		if !evicted[p.UID] {
+			for _, name := range claimNamesOf(p) {
+				staying[p.Namespace+"/"+name] = true
+			}
+		}
+	}
+	var out []*resourceapi.AllocationResult
+	for _, p := range c.bound[node] {
+		if !evicted[p.UID] {
+			continue
+		}
+		for _, name := range claimNamesOf(p) {
+			key := p.Namespace + "/" + name
+			if staying[key] {
+				continue
+			}
+			staying[key] = true // counted once
+			claim := c.claim(p.Namespace, name)
+			if claim == nil || claim.Status.Allocation == nil || !reservedOnlyFor(claim, evicted) {
+				continue
+			}
+			out = append(out, claim.Status.Allocation)
+		}
+	}
+	return out
+}
+
+// reservedOnlyFor reports whether every consumer of claim is an evicted pod.
+func reservedOnlyFor(claim *resourceapi.ResourceClaim, evicted map[types.UID]bool) bool {
+	for _, ref := range claim.Status.ReservedFor {
+		if ref.APIGroup != "" || ref.Resource != "pods" || !evicted[ref.UID] {
+			return false
+		}
+	}
+	return true
+}
+
+// claimNamesOf names the claims pod uses, in its namespace: those of its
+// spec (generated ones as its status names them) and the claim of its
+// DRA-backed extended resources.
+func claimNamesOf(pod *v1.Pod) []string {
+	var out []string
+	for i := range pod.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err == nil && name != nil {
+			out = append(out, *name)
+		}
+	}
+	if s := pod.Status.ExtendedResourceClaimStatus; s != nil && s.ResourceClaimName != "" {
+		out = append(out, s.ResourceClaimName)
+	}
+	return out
+}
+
+// splitByPDB splits pods (most important first) into those whose eviction
+// would violate a PodDisruptionBudget and the others, counting the
+// disruptions each budget allows down as DefaultPreemption does.
+func (c *Cluster) splitByPDB(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
+	allowed := make([]int32, len(c.objs.PDBs))
+	for i, pdb := range c.objs.PDBs {
+		allowed[i] = pdb.Status.DisruptionsAllowed
+	}
+	for _, p := range pods {
+		violates := false
+		if len(p.Labels) > 0 {
+			for i, pdb := range c.objs.PDBs {
+				if pdb.Namespace != p.Namespace || !selects(pdb, p) {
+					continue
+				}
+				if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
+					continue
+				}
+				allowed[i]--
+				if allowed[i] < 0 {
+					violates = true
+				}
+			}
+		}
+		if violates {
+			violating = append(violating, p)
+		} else {
+			nonViolating = append(nonViolating, p)
+		}
+	}
+	return violating, nonViolating
+}
+
+// selects reports whether pdb's selector picks pod; an empty or broken
+// selector picks nothing, as in DefaultPreemption.
+func selects(pdb *policyv1.PodDisruptionBudget, pod *v1.Pod) bool {
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	return err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels))
+}
+
+// moreImportant orders pods as kube-scheduler's MoreImportantPod: higher
+// priority first, then the one that started earlier.
+func moreImportant(a, b *v1.Pod) bool {
+	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
+	if pa != pb {
+		return pa > pb
+	}
+	return startTime(a).Before(startTime(b))
+}
+
+func startTime(p *v1.Pod) *metav1.Time {
+	if p.Status.StartTime != nil {
+		return p.Status.StartTime
+	}
+	return &metav1.Time{}
+}
+
+// better reports whether n is a better node to preempt on than o, as
+// DefaultPreemption's pickOneNodeForPreemption ranks them: fewer
+// PodDisruptionBudget violations, a lower highest victim priority, a
+// smaller sum of victim priorities, fewer victims, then the later start
+// of the highest-priority victims; o (found first) wins ties.
+func (n *nodePreemption) better(o *nodePreemption) bool {
+	if a, b := len(n.violating), len(o.violating); a != b {
+		return a < b
+	}
+	if a, b := corev1helpers.PodPriority(n.victims[0]), corev1helpers.PodPriority(o.victims[0]); a != b {
+		return a < b
+	}
+	if a, b := n.prioritySum(), o.prioritySum(); a != b {
+		return a < b
+	}
+	if a, b := len(n.victims), len(o.victims); a != b {
+		return a < b
+	}
+	return n.earliestTopStart().After(o.earliestTopStart().Time)
+}
+
+// prioritySum adds the victims' priorities, each shifted to be positive
+// so that more victims never sum less.
+func (n *nodePreemption) prioritySum() int64 {
+	var sum int64
+	for _, p := range n.victims {
+		sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32) + 1
+	}
+	return sum
+}
+
+// earliestTopStart is the earliest start among the highest-priority victims.
+func (n *nodePreemption) earliestTopStart() *metav1.Time {
+	top := corev1helpers.PodPriority(n.victims[0])
+	earliest := startTime(n.victims[0])
+	for _, p := range n.victims[1:] {
+		if corev1helpers.PodPriority(p) == top && startTime(p).Before(earliest) {
+			earliest = startTime(p)
+		}
+	}
+	return earliest
+}
