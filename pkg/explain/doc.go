@@ -26,6 +26,17 @@
 // them. The same claims are then asked about on the cluster with nothing
 // allocated, which tells "too big for any node" apart from "all taken".
 //
+// A pod that fits on no node now but on some with nothing allocated is
+// asked about preemption (preemption.go), as kube-scheduler's
+// DefaultPreemption with DRAAllocator would do it: on each such node every
+// bound pod of lower priority is evicted in a simulation (the node's State
+// with their claims released, allocator.WhatIf), then reprieved one at a
+// time, PodDisruptionBudget violators first, most important first, while
+// the claims still fit; nodes are ranked by fewest violations, lowest
+// highest victim priority, smallest priority sum, fewest victims, latest
+// start. A claim is freed only when every consumer in its reservedFor is
+// evicted and no staying pod uses it.
+//
 // # Invariants
 //
 //   - Read-only: nothing is written anywhere; inputs are not modified.
