@@ -148,10 +148,7 @@ func (pl *DRAAllocator) released(removed map[types.UID]*v1.Pod, node string, sta
 				continue
 			}
 			seen.Insert(claim.UID)
-			alloc := claim.Status.Allocation
-			if alloc == nil {
-				alloc = pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID)
-			}
+			alloc := pl.allocationOf(claim)
 			if alloc == nil || !reservedOnlyFor(claim, removed) {
 				continue
 			}
@@ -243,9 +240,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 		if err != nil {
 			continue
 		}
-		claims = slices.DeleteFunc(claims, func(c *resourceapi.ResourceClaim) bool {
-			return c.Status.Allocation != nil || pl.draManager.ResourceClaims().GetPendingAllocation(c.UID) != nil
-		})
+		claims = slices.DeleteFunc(claims, func(c *resourceapi.ResourceClaim) bool { return pl.allocationOf(c) != nil })
 		if len(claims) == 0 {
 			continue
 		}
@@ -307,14 +302,21 @@ func (pl *DRAAllocator) allocationsOf(pods []*v1.Pod) []*resourceapi.AllocationR
 				continue
 			}
 			seen.Insert(claim.UID)
-			if a := claim.Status.Allocation; a != nil {
-				out = append(out, a)
-			} else if a := pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID); a != nil {
+			if a := pl.allocationOf(claim); a != nil {
 				out = append(out, a)
 			}
 		}
 	}
 	return out
+}
+
+// allocationOf returns the claim's allocation, recorded or in flight (a
+// pod's binding cycle holds it in memory), or nil.
+func (pl *DRAAllocator) allocationOf(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	if a := claim.Status.Allocation; a != nil {
+		return a
+	}
+	return pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID)
 }
 
 // preemptionMayHelp reports whether the claims would fit on the node had
