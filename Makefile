@@ -13,6 +13,7 @@ BUILD_DATE    := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 # The embedded Kubernetes version must stay Kubernetes': the scheduler
 # derives its effective version (and feature-gate defaults) from it.
 LDFLAGS := -X $(MODULE)/pkg/version.version=$(VERSION) \
+	-X $(MODULE)/pkg/version.commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown) \
 	-X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 \
 	-X k8s.io/component-base/version.gitMinor=$(KUBE_MINOR) \

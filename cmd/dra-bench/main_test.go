@@ -33,6 +33,7 @@ func TestCommandLine(t *testing.T) {
 		wantStderr string
 	}{
 		{"help lists the allocator command", []string{"--help"}, 0, "allocator  per-(pod, node)", ""},
+		{"--version names dra-bench, its commit and Kubernetes", []string{"--version"}, 0, "dra-bench dev (commit unknown, Kubernetes ", ""},
 		{"no command is a usage error", nil, 2, "", "Commands:"},
 		{"an unknown command is a usage error", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{"the allocator's help explains the output", []string{"allocator", "--help"}, 0, "", "ratio       upstream / ours"},

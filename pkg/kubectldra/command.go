@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 )
 
 // Output formats.
@@ -43,7 +44,10 @@ or, with --from, files written by:
 
   kubectl get nodes,pods,resourceslices,deviceclasses,resourceclaims,resourceclaimtemplates,devicetaintrules -A -o yaml`,
 		SilenceUsage: true,
+		// --version prints the same line as the version subcommand.
+		Version: version.String(programName),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	f := root.PersistentFlags()
@@ -52,7 +56,7 @@ or, with --from, files written by:
 	f.StringVarP(&o.namespace, "namespace", "n", "", "the pod's namespace (default: the context's, or default)")
 	f.StringArrayVar(&o.from, "from", nil, "read objects from this file of kubectl get -o yaml (or json) output instead of a cluster; repeatable; - is standard input")
 	f.StringVarP(&o.output, "output", "o", outputText, "output format: text or json")
-	root.AddCommand(newExplainCommand(o), newUsageCommand(o))
+	root.AddCommand(newExplainCommand(o), newUsageCommand(o), newVersionCommand())
 	return root
 }
 

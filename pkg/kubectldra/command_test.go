@@ -14,6 +14,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceusage"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/pkg/kubectldra"
+	"github.com/dra-scheduler/dra-scheduler/pkg/version"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -123,6 +124,32 @@ func TestBadArgumentsAreRefusedWithTheFix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := run(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestVersionNamesThePluginItsCommitAndKubernetes(t *testing.T) {
+	want := version.String("kubectl-dra") + "\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"the version subcommand prints the build", []string{"version"}},
+		{"--version prints the same line", []string{"--version"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(t, tc.args...)
+			if err != nil {
+				t.Fatalf("%v: %v", tc.args, err)
+			}
+			if out != want {
+				t.Errorf("%v printed %q, want %q", tc.args, out, want)
+			}
+			for _, part := range []string{"kubectl-dra ", "(commit ", "Kubernetes "} {
+				if !strings.Contains(out, part) {
+					t.Errorf("%v printed %q, which lacks %q", tc.args, out, part)
+				}
 			}
 		})
 	}

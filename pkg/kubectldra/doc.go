@@ -6,7 +6,8 @@
 // manifests/install grants) or, with --from, files of `kubectl get ... -o
 // yaml` output, and answer with the scheduler's own allocator, device
 // selection policy, scoring strategy and feature gates (pkg/explain,
-// pkg/deviceusage).
+// pkg/deviceusage). `version` (or --version) prints the plugin's version,
+// git commit and embedded Kubernetes release (pkg/version).
 //
 // NewCommand builds the command tree with its output streams, so that
 // tests run exactly what users run.
