@@ -27,6 +27,8 @@ TEST_TIMEOUT  ?= 20m
 
 all: build
 
+include $(wildcard hack/make/*.mk)
+
 ## build: bin/dra-scheduler and bin/kubectl-dra (the kubectl plugin: put
 ## it on PATH for `kubectl dra`)
 build:
@@ -95,6 +97,7 @@ verify:
 	  $(GO) mod tidy; \
 	  if ! diff -q go.mod /tmp/dra-go.mod.bak >/dev/null || ! diff -q go.sum /tmp/dra-go.sum.bak >/dev/null; then \
 	    echo "go mod tidy changed go.mod/go.sum; commit the result"; git --no-pager diff -- go.mod go.sum || true; exit 1; fi
+	$(MAKE) verify-chart
 
 clean:
 	rm -rf $(BIN)
