@@ -98,6 +98,18 @@
 // from the given slices; long-lived callers (the scheduler plugin) keep one
 // inventory and matcher and create allocators over them.
 //
+// # Gangs
+//
+// PlanGang (joint.go) assigns the pods of a gang to nodes so that, on
+// every node, the claims of the pods assigned there fit together — one
+// Fits over all of them, so firstAvailable alternatives and shared
+// counters are decided jointly (docs/design/gang-allocation.md). It is a
+// depth-first search over pods and nodes, classes of interchangeable pods
+// placed in node order, a class that cannot all be placed one after
+// another ending the branch, memoised per node and multiset of classes,
+// and bounded by a budget of allocator calls; it only calls Fits, so it
+// changes no allocation outside gangs.
+//
 // # Invariants
 //
 //   - Inputs are never modified; results do not alias mutable state.
