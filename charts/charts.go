@@ -103,3 +103,9 @@ func RenderChart(ch *chartv2.Chart, namespace string, values map[string]any) ([]
 	}
 	return out, nil
 }
+
+// ReadFile returns a file of the chart, by its path in the chart
+// directory (e.g. "README.md").
+func ReadFile(name string) ([]byte, error) {
+	return files.ReadFile(path.Join(Name, name))
+}

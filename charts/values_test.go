@@ -2,6 +2,7 @@ package charts_test
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -496,4 +497,62 @@ func podAnnotation(t *testing.T, objs []*unstructured.Unstructured, name string)
 	t.Helper()
 	v, _, _ := unstructured.NestedString(find(t, objs, "Deployment", "dra-scheduler").Object, "spec", "template", "metadata", "annotations", name)
 	return v
+}
+
+// TestEveryValueIsTypedAndDocumented walks values.yaml: every value has
+// its type in values.schema.json and a row in README.md, which names it
+// in full (`plugin.args.preemption`) or after a sibling
+// (`clientConnection.qps`, `.burst`).
+func TestEveryValueIsTypedAndDocumented(t *testing.T) {
+	ch, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(ch.Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := charts.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for line := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(line, "| `") {
+			rows = append(rows, line)
+		}
+	}
+	documented := func(path string) bool {
+		i := strings.LastIndex(path, ".")
+		return slices.ContainsFunc(rows, func(row string) bool {
+			cell := strings.SplitN(row, "|", 3)[1]
+			return strings.Contains(cell, "`"+path+"`") ||
+				i > 0 && strings.Contains(cell, "`"+path[:i+1]) && strings.Contains(cell, "`"+path[i:]+"`")
+		})
+	}
+	paths := 0
+	var walk func(prefix string, values map[string]any, node map[string]any)
+	walk = func(prefix string, values map[string]any, node map[string]any) {
+		props, _ := node["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(values)) {
+			path := strings.TrimPrefix(prefix+"."+name, ".")
+			sub, typed := props[name].(map[string]any)
+			if !typed {
+				t.Errorf("values.schema.json does not type %s", path)
+				continue
+			}
+			if m, ok := values[name].(map[string]any); ok && sub["properties"] != nil && !documented(path) {
+				walk(path, m, sub)
+				continue
+			}
+			paths++
+			if !documented(path) {
+				t.Errorf("README.md has no row for %s", path)
+			}
+		}
+	}
+	walk("", ch.Values, schema)
+	if paths < 40 {
+		t.Errorf("only %d values found in values.yaml", paths)
+	}
 }
