@@ -1,0 +1,296 @@
+package release
+
+import (
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The platforms make release builds.
+var (
+	pluginPlatforms = []Platform{
+		{"linux", "amd64"}, {"linux", "arm64"},
+		{"darwin", "amd64"}, {"darwin", "arm64"},
+		{"windows", "amd64"}, {"windows", "arm64"},
+	}
+	serverPlatforms = []Platform{{"linux", "amd64"}, {"linux", "arm64"}}
+	serverPrograms  = []string{"dra-scheduler", "dra-bench"}
+)
+
+const testVersion = "v0.1.0-rc.0"
+
+// krewValidator is krew's own manifest validator, run with go run (krew
+// is not a dependency of this module: it would pull client-go v11 into
+// go.mod).
+const krewValidator = "sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3"
+
+// fakeRelease writes a release directory as make release does, from tiny
+// fake binaries (a shell script each; nothing runs them), with a LICENSE
+// in the archives if license. It returns the directory and the names of
+// the bare binaries.
+func fakeRelease(t *testing.T, license bool) (dist string, binaries []string) {
+	t.Helper()
+	stage, dist := t.TempDir(), t.TempDir()
+	var licensePath string
+	if license {
+		licensePath = writeFile(t, stage, "LICENSE", "license terms\n", 0o644)
+	}
+	for _, p := range pluginPlatforms {
+		dir := filepath.Join(stage, p.OS+"_"+p.Arch)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := []File{{Name: p.Executable("kubectl-dra"), Path: writeFile(t, dir, p.Executable("kubectl-dra"), "#!/bin/sh\necho kubectl-dra "+p.String()+"\n", 0o755)}}
+		if license {
+			files = append(files, File{Name: "LICENSE", Path: licensePath})
+		}
+		if err := WriteArchive(filepath.Join(dist, ArchiveName("kubectl-dra", testVersion, p)), files, time.Unix(1700000000, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, program := range serverPrograms {
+		for _, p := range serverPlatforms {
+			name := BinaryName(program, testVersion, p)
+			writeFile(t, dist, name, "#!/bin/sh\necho "+name+"\n", 0o755)
+			binaries = append(binaries, name)
+		}
+	}
+	m, err := NewKrewManifest(dist, KubectlDRA(testVersion, pluginPlatforms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteKrewManifest(dist, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteChecksums(dist); err != nil {
+		t.Fatal(err)
+	}
+	return dist, binaries
+}
+
+func TestAReleaseDirectoryChecksOut(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		license bool
+		files   []string
+	}{
+		{"without a LICENSE the archives and krew's files hold the binary only", false, []string{"kubectl-dra"}},
+		{"with a LICENSE krew copies it next to the binary", true, []string{"kubectl-dra", "LICENSE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dist, binaries := fakeRelease(t, tc.license)
+			if err := Verify(dist, KubectlDRA(testVersion, pluginPlatforms), binaries); err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+
+			// The same checks, spelled out: every archive the manifest
+			// lists is in the directory with its sha256, and SHA256SUMS
+			// lists it with the same.
+			m, err := ReadKrewManifest(filepath.Join(dist, "dra.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums, err := ReadChecksums(filepath.Join(dist, ChecksumsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Spec.Platforms) != len(pluginPlatforms) {
+				t.Errorf("%d platforms in the manifest, want %d", len(m.Spec.Platforms), len(pluginPlatforms))
+			}
+			for i, kp := range m.Spec.Platforms {
+				p := pluginPlatforms[i]
+				if kp.Selector.MatchLabels["os"] != p.OS || kp.Selector.MatchLabels["arch"] != p.Arch {
+					t.Errorf("platforms[%d] selects %v, want %s", i, kp.Selector.MatchLabels, p)
+				}
+				name := path.Base(kp.URI)
+				if want := "https://github.com/dra-scheduler/dra-scheduler/releases/download/" + testVersion + "/" + ArchiveName("kubectl-dra", testVersion, p); kp.URI != want {
+					t.Errorf("platforms[%d].uri %s, want %s", i, kp.URI, want)
+				}
+				if got := mustSHA256(t, filepath.Join(dist, name)); got != kp.SHA256 {
+					t.Errorf("%s: sha256 %s, the manifest says %s", name, got, kp.SHA256)
+				}
+				if sums[name] != kp.SHA256 {
+					t.Errorf("SHA256SUMS lists %s as %q, the manifest says %s", name, sums[name], kp.SHA256)
+				}
+				var from []string
+				for _, f := range kp.Files {
+					from = append(from, strings.TrimSuffix(f.From, ".exe"))
+				}
+				if strings.Join(from, ",") != strings.Join(tc.files, ",") {
+					t.Errorf("platforms[%d].files copy %v, want %v", i, from, tc.files)
+				}
+				if want := p.Executable("kubectl-dra"); kp.Bin != want {
+					t.Errorf("platforms[%d].bin %s, want %s", i, kp.Bin, want)
+				}
+			}
+			for _, name := range append(binaries, "dra.yaml") {
+				if _, ok := sums[name]; !ok {
+					t.Errorf("SHA256SUMS does not list %s", name)
+				}
+			}
+		})
+	}
+}
+
+// runKrewValidator runs krew's validator on a manifest, without installing
+// the plugin (its archives are not at their URLs until the release is
+// published).
+func runKrewValidator(t *testing.T, manifest string) (string, error) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: cannot run krew's validator")
+	}
+	cmd := exec.Command("go", "run", krewValidator, "-manifest", manifest, "-skip-install")
+	cmd.Dir = t.TempDir() // outside this module: go run pkg@version builds krew's own
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestKrewsValidatorAcceptsTheManifest(t *testing.T) {
+	dist, _ := fakeRelease(t, false)
+	manifest := filepath.Join(dist, "dra.yaml")
+	out, err := runKrewValidator(t, manifest)
+	if err != nil {
+		data, _ := os.ReadFile(manifest)
+		t.Fatalf("%s refuses %s: %v\n%s\nmanifest:\n%s", krewValidator, manifest, err, out, data)
+	}
+	if !strings.Contains(out, "structural validation OK") || !strings.Contains(out, "no overlapping spec.platform[].selector") {
+		t.Errorf("the validator did not report its checks passing:\n%s", out)
+	}
+
+	// The validator is not a rubber stamp: the same manifest under another
+	// file name is refused (krew wants <plugin>.yaml).
+	renamed := filepath.Join(t.TempDir(), "kubectl-dra.yaml")
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(renamed), filepath.Base(renamed), string(data), 0o644)
+	if out, err := runKrewValidator(t, renamed); err == nil || !strings.Contains(out, `plugin should be named "kubectl-dra", not "dra"`) {
+		t.Errorf("the validator accepted dra's manifest as kubectl-dra.yaml: %v\n%s", err, out)
+	}
+}
+
+func TestVerifyFindsWhatIsWrongWithARelease(t *testing.T) {
+	archive := func(p Platform) string { return ArchiveName("kubectl-dra", testVersion, p) }
+	linux := pluginPlatforms[0]
+	for _, tc := range []struct {
+		name    string
+		mutate  func(t *testing.T, dist string)
+		want    []Platform // the release's platforms, if not pluginPlatforms
+		wantErr string
+	}{
+		{
+			"an archive changed after SHA256SUMS was written",
+			func(t *testing.T, dist string) { writeFile(t, dist, archive(linux), "tampered", 0o644) },
+			nil, "sha256 ",
+		},
+		{
+			"a file SHA256SUMS does not list",
+			func(t *testing.T, dist string) { writeFile(t, dist, "notes.txt", "x", 0o644) },
+			nil, "does not list notes.txt",
+		},
+		{
+			"a file SHA256SUMS lists but the directory lacks",
+			func(t *testing.T, dist string) {
+				mustRemove(t, filepath.Join(dist, BinaryName("dra-bench", testVersion, serverPlatforms[1])))
+			},
+			nil, "lists dra-bench_v0.1.0-rc.0_linux_arm64, which",
+		},
+		{
+			"a platform of the release missing from the manifest",
+			nil,
+			append(append([]Platform{}, pluginPlatforms...), Platform{"linux", "386"}), "no platform entry for linux/386",
+		},
+		{
+			"a manifest whose sha256 is not the archive's",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) { m.Spec.Platforms[2].SHA256 = strings.Repeat("0", 64) })
+			},
+			nil, "platforms[2] (darwin/amd64): sha256 0000",
+		},
+		{
+			"a manifest pointing at another release's archive",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) {
+					m.Spec.Platforms[0].URI = strings.ReplaceAll(m.Spec.Platforms[0].URI, testVersion, "v0.0.9")
+				})
+			},
+			nil, "platforms[0] (linux/amd64): uri https://github.com/dra-scheduler/dra-scheduler/releases/download/v0.0.9/",
+		},
+		{
+			"a manifest whose bin the archive does not hold",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) { m.Spec.Platforms[4].Bin = "kubectl-dra" })
+			},
+			nil, `platforms[4] (windows/amd64): bin "kubectl-dra", want "kubectl-dra.exe"`,
+		},
+		{
+			"a manifest that does not copy the binary",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) { m.Spec.Platforms[1].Files[0].To = "bin" })
+			},
+			nil, "files do not copy bin kubectl-dra",
+		},
+		{
+			"a manifest listing a platform twice",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) { m.Spec.Platforms[1].Selector = m.Spec.Platforms[0].Selector })
+			},
+			nil, "platforms[1] (linux/amd64): listed twice",
+		},
+		{
+			"a missing bare binary",
+			func(t *testing.T, dist string) {
+				mustRemove(t, filepath.Join(dist, BinaryName("dra-scheduler", testVersion, serverPlatforms[0])))
+				if _, err := WriteChecksums(dist); err != nil {
+					t.Fatal(err)
+				}
+			},
+			nil, "lacks dra-scheduler_v0.1.0-rc.0_linux_amd64",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dist, binaries := fakeRelease(t, false)
+			if tc.mutate != nil {
+				tc.mutate(t, dist)
+			}
+			platforms := pluginPlatforms
+			if tc.want != nil {
+				platforms = tc.want
+			}
+			err := Verify(dist, KubectlDRA(testVersion, platforms), binaries)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Verify = %v\nwant an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func mustRemove(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editManifest rewrites dist/dra.yaml through edit and SHA256SUMS after it,
+// so that only the edit is wrong.
+func editManifest(t *testing.T, dist string, edit func(*KrewManifest)) {
+	t.Helper()
+	m, err := ReadKrewManifest(filepath.Join(dist, "dra.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if _, err := WriteKrewManifest(dist, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteChecksums(dist); err != nil {
+		t.Fatal(err)
+	}
+}
