@@ -20,5 +20,9 @@
 //     else but the config hash;
 //   - the Deployment mounts that ConfigMap where its --config points, its
 //     config-sha256 annotation is the configuration's hash, and the Lease
-//     it elects on is the one rbac.yaml grants.
+//     it elects on is the one rbac.yaml grants;
+//   - the Helm chart charts/dra-scheduler renders, with its default values,
+//     exactly what Build(InstallDir) builds (with inTree.enabled the
+//     overlay, with monitoring.enabled the monitoring component): a change
+//     here needs the same change there (go test ./charts).
 package manifests
