@@ -52,6 +52,16 @@
 //     requeue nobody; claims a PodGroup declares are reserved for the
 //     PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees what
 //     keeps a gang from fitting (podgroup_postfilter.go).
+//   - A pod-group cycle's devices are planned jointly (gangplan.go,
+//     docs/design/gang-allocation.md): the first PreFilter of a placement
+//     assigns the group's unscheduled pods to nodes so that on each node
+//     their claims fit together (allocator.PlanGang), or fails every pod
+//     with the group's shortfall when fewer than minCount fit; Filter and
+//     Score allocate a pod's claims jointly with those of the siblings
+//     planned on the node (the pod's first) and Filter rejects a node
+//     where they would not fit beside it; the cycle's trial Reserve and
+//     Unreserve mark pods placed and unplaced. The plan lives in the
+//     pod-group cycle state, apart from stateData, which only points at it.
 //   - Devices that are node cpu, memory or hugepages, or cost some
 //     (DRANodeAllocatableResources, nodeallocatable.go over package
 //     nodeallocatable), are checked with the pod's requests against the
@@ -95,7 +105,11 @@
 //   - The pod-group cycle's state is touched only by the cycle's
 //     synchronous phases (PreFilter, Reserve, Unreserve,
 //     PodGroupPostFilter), never by Filter or the binding phase, so it
-//     needs no lock.
+//     needs no lock; the gang plan in it, which Filter reads, has one.
+//   - A planned group's pods not placed yet always keep a feasible plan:
+//     a pod passes Filter on a node only where the siblings planned there
+//     fit beside it, and its own planned node only gains room. Outside
+//     pod-group cycles no plan exists and nothing changes.
 //   - A ledger entry counts on a node only while the node holds the very
 //     copy of the pod Reserve was given (same UID and resource version):
 //     the bound pod, which carries the status, replaces it there, and a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
@@ -116,6 +117,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	// One time budget covers the answer and, on a node that does not fit,
 	// its explanation.
 	timeout := pl.filterTimeout()
+	if d.empty() {
+		if st, decided := pl.fitBesideSiblings(ctx, s, pod, node, claims, timeout); decided {
+			return st
+		}
+	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
 	fits, err := alloc.FitsWithin(ctx, node, claims, timeout)
@@ -184,9 +190,18 @@ func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.P
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	results, err := s.alloc.AllocateWithin(ctx, node, claims, timeout)
+	// Beside the siblings the group's plan puts on the node: the pod's
+	// claims come first, and its results are the first ones.
+	all := claims
+	if siblings, n := s.gang.siblingsOn(node.Name); n > 0 {
+		all = append(slices.Clone(claims), siblings...)
+	}
+	results, err := s.alloc.AllocateWithin(ctx, node, all, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
+	}
+	if results != nil {
+		results = results[:len(claims)]
 	}
 	if len(results) != len(claims) {
 		return nil, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)

@@ -137,6 +137,22 @@ func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node,
 		}
 	}
 	snapshot := internalcache.NewTestSnapshotWithPodGroups(placed, nodes, podGroups)
+	if len(podGroups) > 0 {
+		// The scheduler's snapshot, with every group's members (the test
+		// snapshot knows only pods on nodes).
+		for _, node := range nodes {
+			podGroupManager.AddNode(klog.FromContext(ctx), node)
+		}
+		for _, pod := range placed {
+			if err := podGroupManager.AddPod(klog.FromContext(ctx), pod); err != nil {
+				t.Fatal(err)
+			}
+		}
+		snapshot = internalcache.NewEmptySnapshot()
+		if err := podGroupManager.UpdateSnapshot(klog.FromContext(ctx), snapshot); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, node := range nodes {
 		info, err := snapshot.NodeInfos().Get(node.Name)
 		if err != nil {

@@ -170,6 +170,9 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	pl.inv.reportMatcher()
 	s.alloc = allocator.NewWithState(pl.features, pl.allocated.State(pl.inv.inv),
 		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
+	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
+		return nil, st
+	}
 	if loggerV := logger.V(5); loggerV.Enabled() {
 		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
 	}

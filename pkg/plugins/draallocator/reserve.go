@@ -42,6 +42,10 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if st := pl.reserveAllocated(ctx, s, pod, nodeName, group); st != nil {
 			return st
 		}
+		if cs.IsPodGroupSchedulingCycle() {
+			// The plan's siblings planned on the node now fit beside it.
+			s.gang.setPlaced(true)
+		}
 	}
 	// Claims sharing the pending allocation of an earlier pod of the pod
 	// group: one more sharer of what that pod reserved.
@@ -178,6 +182,9 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		return
 	}
 	logger := klog.FromContext(ctx)
+	if cs.IsPodGroupSchedulingCycle() {
+		s.gang.setPlaced(false)
+	}
 	if pl.releaseAttempt(logger, cs, s) {
 		defer pl.requeue.changed()
 	}

@@ -48,6 +48,9 @@ type stateData struct {
 	toAllocate       []int
 	toAllocateClaims []*resourceapi.ResourceClaim
 	alloc            *allocator.Allocator
+	// gang is the pod's place in its pod group's plan (gangplan.go); nil
+	// outside a planned pod-group cycle.
+	gang *gangMember
 
 	// na is the pod's node-allocatable accounting; nil unless
 	// DRANodeAllocatableResources is on and a device declares node

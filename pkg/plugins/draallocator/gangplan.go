@@ -1,0 +1,312 @@
+package draallocator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// Gangs planned jointly (issue 32, docs/design/gang-allocation.md). In a
+// pod-group cycle kube-scheduler places the group's pods one at a time;
+// allocating each pod's most preferred devices can strand a sibling (one
+// GPU as one whole device or two halves: the first pod takes the whole).
+// The first PreFilter of a placement plans the group: allocator.PlanGang
+// assigns the group's unscheduled pods to nodes so that, on each node, the
+// claims of the pods assigned there fit together. Filter then allocates a
+// pod's claims jointly with those of the siblings the plan puts on the
+// node and not placed yet (the pod's first, so it keeps its preference
+// where that leaves room), and rejects a node where they would not fit
+// beside it; the rest of the plan stays feasible whichever node passing
+// Filter the framework picks. Reserve and Unreserve of the cycle's trial
+// mark pods placed and unplaced.
+
+// gangPlanKey is where a placement's plan lives in the pod-group cycle
+// state.
+const gangPlanKey fwk.StateKey = Name + "/gang-plan"
+
+// gangPlan is one placement's plan. Filter reads it concurrently; the
+// cycle's Reserve and Unreserve write it.
+type gangPlan struct {
+	// group names the PodGroup, for messages.
+	group string
+	// placement is the placement the plan was made for: topology-aware
+	// scheduling tries several with one pod-group cycle state.
+	placement fwk.PlacementCycleState
+	// planned maps members to their node; claims are each member's
+	// claims the plan allocates.
+	planned map[types.UID]string
+	claims  map[types.UID][]*resourceapi.ResourceClaim
+	// short, when set, is why the group cannot run: the plan places fewer
+	// pods than the PodGroup's minCount.
+	short string
+
+	mu sync.RWMutex
+	// placed are the members the cycle placed (trial-reserved).
+	placed map[types.UID]bool
+}
+
+// Clone returns the same plan: the placement's pods share it.
+func (p *gangPlan) Clone() fwk.StateData { return p }
+
+// gangMember is a pod's place in its placement's plan (stateData.gang).
+type gangMember struct {
+	plan *gangPlan
+	uid  types.UID
+}
+
+// siblingsOn returns the claims of the members the plan puts on node,
+// other than m and not placed yet, and how many members they are.
+func (m *gangMember) siblingsOn(node string) (claims []*resourceapi.ResourceClaim, members int) {
+	if m == nil {
+		return nil, 0
+	}
+	p := m.plan
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	uids := make([]types.UID, 0, 4)
+	for uid, n := range p.planned {
+		if n == node && uid != m.uid && !p.placed[uid] {
+			uids = append(uids, uid)
+		}
+	}
+	slices.Sort(uids)
+	for _, uid := range uids {
+		claims = append(claims, p.claims[uid]...)
+	}
+	return claims, len(uids)
+}
+
+// setPlaced marks the member placed or not in the cycle's trial.
+func (m *gangMember) setPlaced(placed bool) {
+	if m == nil {
+		return
+	}
+	m.plan.mu.Lock()
+	defer m.plan.mu.Unlock()
+	if placed {
+		m.plan.placed[m.uid] = true
+	} else {
+		delete(m.plan.placed, m.uid)
+	}
+}
+
+// joinGangPlan gives the pod of a pod-group cycle its place in the
+// placement's plan, planning the group at the placement's first pod. A
+// status fails the pod: the group cannot place enough pods' devices.
+func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, s *stateData) *fwk.Status {
+	gcs := cs.GetPodGroupSchedulingCycle()
+	if gcs == nil || pod.Spec.SchedulingGroup == nil || pod.Spec.SchedulingGroup.PodGroupName == nil || len(s.toAllocateClaims) == 0 {
+		return nil
+	}
+	logger := klog.FromContext(ctx)
+	plan, err := stateAs[*gangPlan](gcs.Read(gangPlanKey))
+	if err != nil && !errors.Is(err, fwk.ErrNotFound) {
+		return statusError(logger, err)
+	}
+	if plan == nil || plan.placement != cs.GetPlacementCycleState() {
+		if plan, err = pl.planGang(ctx, cs, pod, s); err != nil {
+			return statusError(logger, err)
+		}
+		gcs.Write(gangPlanKey, plan)
+	}
+	if plan.short != "" {
+		return statusUnschedulable(logger, plan.short, "pod", klog.KObj(pod))
+	}
+	s.gang = &gangMember{plan: plan, uid: pod.UID}
+	return nil
+}
+
+// planGang plans the pod's group over the snapshot's nodes with the
+// pod's allocator (every allocation and in-flight one the pod sees).
+func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, s *stateData) (*gangPlan, error) {
+	logger := klog.FromContext(ctx)
+	name := *pod.Spec.SchedulingGroup.PodGroupName
+	lister := pl.handle.SnapshotSharedLister()
+	plan := &gangPlan{group: pod.Namespace + "/" + name, placement: cs.GetPlacementCycleState(),
+		planned: map[types.UID]string{}, claims: map[types.UID][]*resourceapi.ResourceClaim{}, placed: map[types.UID]bool{}}
+	pods := map[types.UID]*v1.Pod{pod.UID: pod}
+	if state, err := lister.PodGroupStates().Get(pod.Namespace, name); err == nil {
+		for _, p := range state.UnscheduledPods() {
+			pods[p.UID] = p
+		}
+	}
+	nodeInfos, err := lister.NodeInfos().List()
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	nodes := make([]*v1.Node, 0, len(nodeInfos))
+	for _, ni := range nodeInfos {
+		nodes = append(nodes, ni.Node())
+	}
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+
+	members, withoutDevices := pl.gangMembers(pods, pod, s, nodes)
+	result, err := s.alloc.PlanGang(ctx, members, 0)
+	if err != nil {
+		return nil, fmt.Errorf("plan the devices of pod group %s: %w", plan.group, err)
+	}
+	for _, m := range members {
+		uid := types.UID(m.Name)
+		plan.claims[uid] = m.Claims
+		if node, ok := result.Nodes[m.Name]; ok {
+			plan.planned[uid] = node
+		}
+	}
+	need := len(members) + withoutDevices
+	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil && pg.Spec.SchedulingPolicy.Gang != nil {
+		need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+	}
+	if got := len(result.Nodes) + withoutDevices; got < need {
+		plan.short = fmt.Sprintf("pod group %s: the devices of only %d of its pods fit together (%s), it needs %d",
+			plan.group, got, plannedPerNode(result.Nodes), need)
+	}
+	logger.V(4).Info("Planned the devices of a pod group", "podGroup", plan.group, "members", len(members),
+		"placed", len(result.Nodes), "complete", result.Complete, "budgetExhausted", result.Exhausted, "allocations", result.Allocations)
+	return plan, nil
+}
+
+// gangMembers returns the group's pods that need devices as plan members
+// (identified by UID), and counts those that need none. The pod's own
+// claims are s's; a sibling's are its claims not allocated and not in
+// flight. Claims several members share (a PodGroup's) are left out: they
+// are allocated once and shared as the cycle's pending allocation.
+func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *stateData, nodes []*v1.Node) (members []allocator.GangMember, withoutDevices int) {
+	claimsOf := map[types.UID][]*resourceapi.ResourceClaim{}
+	users := map[types.UID]int{}
+	uids := make([]types.UID, 0, len(pods))
+	for uid, p := range pods {
+		uids = append(uids, uid)
+		var claims []*resourceapi.ResourceClaim
+		if uid == pod.UID {
+			claims = s.toAllocateClaims
+		} else if all, err := pl.podClaims(p); err == nil {
+			for _, c := range all {
+				if pl.allocationOf(c) == nil {
+					claims = append(claims, c)
+				}
+			}
+		}
+		claimsOf[uid] = claims
+		for _, c := range claims {
+			users[c.UID]++
+		}
+	}
+	slices.Sort(uids)
+	for _, uid := range uids {
+		claims := slices.DeleteFunc(slices.Clone(claimsOf[uid]), func(c *resourceapi.ResourceClaim) bool { return users[c.UID] > 1 })
+		if len(claims) == 0 {
+			withoutDevices++
+			continue
+		}
+		p := pods[uid]
+		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: gangClass(p, claims), Nodes: eligibleNodes(p, nodes)})
+	}
+	return members, withoutDevices
+}
+
+// gangClass keys interchangeable members: the same claim specs and the
+// same constraints on nodes.
+func gangClass(pod *v1.Pod, claims []*resourceapi.ResourceClaim) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, c := range claims {
+		_ = enc.Encode(c.Spec)
+	}
+	_ = enc.Encode(pod.Spec.NodeSelector)
+	_ = enc.Encode(pod.Spec.Affinity)
+	_ = enc.Encode(pod.Spec.Tolerations)
+	return b.String()
+}
+
+// eligibleNodes are the nodes pod may go to whatever its devices: its
+// required node affinity and selector, the node's NoSchedule and
+// NoExecute taints it tolerates, and schedulable nodes.
+func eligibleNodes(pod *v1.Pod, nodes []*v1.Node) []*v1.Node {
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	out := make([]*v1.Node, 0, len(nodes))
+	for _, node := range nodes {
+		if ok, _ := affinity.Match(node); !ok {
+			continue
+		}
+		if node.Spec.Unschedulable && !v1helper.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations, &v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}, true) {
+			continue
+		}
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
+			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+		}, true); untolerated {
+			continue
+		}
+		out = append(out, node)
+	}
+	return out
+}
+
+// plannedPerNode reads like "node-a 2, node-b 1", or "no node".
+func plannedPerNode(nodes map[string]string) string {
+	count := map[string]int{}
+	for _, n := range nodes {
+		count[n]++
+	}
+	if len(count) == 0 {
+		return "no node"
+	}
+	names := make([]string, 0, len(count))
+	for n := range count {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, count[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fitBesideSiblings is Filter's answer for a pod of a planned group on a
+// node the plan puts siblings on: the pod's claims must fit together with
+// theirs. decided is false where the plan has no say (no plan, no sibling
+// planned there, or an error the plain check reports the same way).
+func (pl *DRAAllocator) fitBesideSiblings(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.Node, claims []*resourceapi.ResourceClaim, timeout time.Duration) (_ *fwk.Status, decided bool) {
+	siblings, n := s.gang.siblingsOn(node.Name)
+	if n == 0 {
+		return nil, false
+	}
+	fits, err := s.alloc.FitsWithin(ctx, node, append(slices.Clone(claims), siblings...), timeout)
+	if err != nil {
+		return nil, false
+	}
+	if fits {
+		return nil, true
+	}
+	// Would the pod fit alone? Then the node is only kept for the plan.
+	alone, err := s.alloc.FitsWithin(ctx, node, claims, timeout)
+	if err != nil || !alone {
+		return nil, false
+	}
+	klog.FromContext(ctx).V(5).Info("Node kept for the pod group's plan", "pod", klog.KObj(pod), "node", klog.KObj(node), "siblings", n)
+	return fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("node %s is planned for %d other %s of pod group %s, whose devices would not fit beside this pod's",
+		node.Name, n, pluralPods(n), s.gang.plan.group)), true
+}
+
+func pluralPods(n int) string {
+	if n == 1 {
+		return "pod"
+	}
+	return "pods"
+}

@@ -1,0 +1,210 @@
+package draallocator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// Classes of partitions: a GPU of two slices is one whole device or two
+// halves (shared counter "slices").
+const (
+	wholeClass = "whole.example.com"
+	halfClass  = "half.example.com"
+)
+
+// partitionedGPUs is nodes with gpus GPUs each, announced as a whole
+// device and two halves per GPU on a shared counter.
+func partitionedGPUs(nodes []string, gpus int) []runtime.Object {
+	objs := []runtime.Object{
+		objects.DeviceClass(wholeClass, testDriver, `device.attributes["`+testDriver+`"].size == "whole"`),
+		objects.DeviceClass(halfClass, testDriver, `device.attributes["`+testDriver+`"].size == "half"`),
+	}
+	for _, node := range nodes {
+		counters := objects.MakeSlice(node+"-counters", testDriver, node).SliceCount(2)
+		devices := objects.MakeSlice(node+"-devices", testDriver, node).SliceCount(2)
+		for g := range gpus {
+			set := fmt.Sprintf("gpu-%d", g)
+			counters.CounterSet(set, map[string]string{"slices": "2"})
+			devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
+			for k := range 2 {
+				devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
+			}
+		}
+		objs = append(objs, counters.Obj(), devices.Obj())
+	}
+	return objs
+}
+
+// wholeElseHalf is the claim "<pod>-gpu" whose one request prefers a
+// whole GPU and accepts a half.
+func wholeElseHalf(pod string) *resourceapi.ResourceClaim {
+	req := resourceapi.DeviceRequest{Name: "gpu"}
+	for _, class := range []string{wholeClass, halfClass} {
+		req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
+			Name: strings.Split(class, ".")[0], DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+		})
+	}
+	return objects.Claim(pod+"-gpu", testNamespace, resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{req}}})
+}
+
+// gangOf is the PodGroup "gang" needing minCount pods, and its pods
+// pod-0..pod-(n-1), each with its claim from wholeElseHalf.
+func gangOf(n int, minCount int32) []runtime.Object {
+	objs := []runtime.Object{&schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
+		Spec: schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{
+			Gang: &schedulingapi.GangSchedulingPolicy{MinCount: minCount},
+		}},
+	}}
+	for i := range n {
+		name := fmt.Sprintf("pod-%d", i)
+		objs = append(objs, wholeElseHalf(name), gangPod(name))
+	}
+	return objs
+}
+
+func gangPod(name string) *v1.Pod {
+	pod := objects.MakePod(name, testNamespace).Claim("gpu", name+"-gpu").Obj()
+	pod.UID = types.UID("uid-" + name)
+	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+	return pod
+}
+
+// runGangCycle runs a pod-group cycle as kube-scheduler does: each pod in
+// turn through PreFilter, Filter on every node and a trial Reserve on the
+// first node that passed; it returns each pod's cycle (nil feasible nodes
+// for a pod that fit nowhere) and the devices each pod's claim got
+// ("node/device").
+func runGangCycle(t *testing.T, h *harness, pods []*v1.Pod) (cycles []*cycle, devices map[string]string, failures map[string]string) {
+	t.Helper()
+	group := framework.NewCycleState()
+	devices, failures = map[string]string{}, map[string]string{}
+	for _, pod := range pods {
+		c, st := h.filterInGroup(h.plugins[0], pod, group)
+		cycles = append(cycles, c)
+		if st != nil {
+			failures[pod.Name] = st.Message()
+			continue
+		}
+		if len(c.feasible) == 0 {
+			failures[pod.Name] = "fits on no node"
+			continue
+		}
+		if st := c.reserve(); !st.IsSuccess() {
+			t.Fatalf("Reserve of %s: %v", pod.Name, st)
+		}
+		claim := h.claim(testNamespace, pod.Name+"-gpu")
+		pending := h.manager.ResourceClaims().GetPendingAllocation(claim.UID)
+		if pending == nil {
+			t.Fatalf("Reserve of %s left no pending allocation", pod.Name)
+		}
+		r := pending.Devices.Results[0]
+		devices[pod.Name] = r.Pool + "/" + r.Device
+	}
+	return cycles, devices, failures
+}
+
+// TestAGangIsPlacedWhereItsDevicesFitOnlyJointly is kubernetes/kubernetes
+// #138765 and its kin in a pod-group cycle: pod by pod, each pod's most
+// preferred device (a whole GPU) strands its siblings; planned, every pod
+// gets a device, the first preference kept where it leaves room.
+func TestAGangIsPlacedWhereItsDevicesFitOnlyJointly(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		nodes    []string
+		gpus     int
+		pods     int
+		minCount int32
+		// wantWhole counts the pods that keep their first preference.
+		wantWhole int
+		// wantFailed: the group cannot run, and each pod says so.
+		wantFailed string
+	}{
+		{name: "two pods preferring whole share one GPU as halves", nodes: []string{"node-1"}, gpus: 1, pods: 2, minCount: 2},
+		{name: "three pods on two GPUs: one keeps a whole GPU, two share the other", nodes: []string{"node-1"}, gpus: 2, pods: 3, minCount: 3, wantWhole: 1},
+		{name: "four pods over two nodes of one GPU each", nodes: []string{"node-1", "node-2"}, gpus: 1, pods: 4, minCount: 4},
+		{name: "a pod alone keeps its whole GPU", nodes: []string{"node-1"}, gpus: 1, pods: 1, minCount: 1, wantWhole: 1},
+		{name: "three pods cannot share one GPU: nothing is reserved and each pod says why", nodes: []string{"node-1"}, gpus: 1, pods: 3, minCount: 3,
+			wantFailed: "pod group test/gang: the devices of only 2 of its pods fit together (node-1 2), it needs 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withPodGroups(t, false)
+			var nodes []*v1.Node
+			for _, n := range tc.nodes {
+				nodes = append(nodes, objects.MakeNode(n).Obj())
+			}
+			objs := append(partitionedGPUs(tc.nodes, tc.gpus), gangOf(tc.pods, tc.minCount)...)
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			var pods []*v1.Pod
+			for i := range tc.pods {
+				pods = append(pods, gangPod(fmt.Sprintf("pod-%d", i)))
+			}
+			cycles, devices, failures := runGangCycle(t, h, pods)
+			if tc.wantFailed != "" {
+				if len(devices) != 0 {
+					t.Errorf("devices reserved %v, want none", devices)
+				}
+				for _, p := range pods {
+					if failures[p.Name] != tc.wantFailed {
+						t.Errorf("%s: %q, want %q", p.Name, failures[p.Name], tc.wantFailed)
+					}
+				}
+				return
+			}
+			if len(failures) != 0 {
+				t.Fatalf("pods failed: %v (devices %v)", failures, devices)
+			}
+			whole := 0
+			for _, d := range devices {
+				if strings.HasSuffix(d, "-whole") {
+					whole++
+				}
+			}
+			if whole != tc.wantWhole {
+				t.Errorf("%d pods got a whole GPU, want %d: %v", whole, tc.wantWhole, devices)
+			}
+			// The trial ends: reverting every reservation frees every device.
+			for _, c := range slices.Backward(cycles) {
+				c.unreserve()
+			}
+			for _, p := range pods {
+				if a := h.manager.ResourceClaims().GetPendingAllocation(h.claim(testNamespace, p.Name+"-gpu").UID); a != nil {
+					t.Errorf("%s's claim still in flight after the revert", p.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestAPodOutsideAGroupCycleKeepsItsFirstPreference: without a pod-group
+// cycle nothing is planned, and the pod gets the whole GPU, as upstream's
+// allocator gives it.
+func TestAPodOutsideAGroupCycleKeepsItsFirstPreference(t *testing.T) {
+	withPodGroups(t, false)
+	objs := append(partitionedGPUs([]string{"node-1"}, 1), gangOf(2, 2)...)
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{objects.MakeNode("node-1").Obj()}, objs...)
+	c, st := h.filter(h.plugins[0], gangPod("pod-0"))
+	if st != nil || len(c.feasible) != 1 {
+		t.Fatalf("PreFilter %v, feasible %v", st, c.feasible)
+	}
+	if st := c.reserve(); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	pending := h.manager.ResourceClaims().GetPendingAllocation(h.claim(testNamespace, "pod-0-gpu").UID)
+	if pending == nil || pending.Devices.Results[0].Device != "gpu-0-whole" {
+		t.Errorf("outside a pod-group cycle the pod got %v, want the whole GPU", pending)
+	}
+}
