@@ -75,23 +75,40 @@ func Render(namespace string, values map[string]any) ([]*unstructured.Unstructur
 	return RenderChart(ch, namespace, values)
 }
 
+// notesFile is the template Helm prints after install and upgrade.
+const notesFile = "templates/NOTES.txt"
+
+// Notes returns the text helm install prints after installing the chart
+// with values into namespace (templates/NOTES.txt).
+func Notes(namespace string, values map[string]any) (string, error) {
+	ch, err := Load()
+	if err != nil {
+		return "", err
+	}
+	rendered, err := renderFiles(ch, namespace, values)
+	if err != nil {
+		return "", err
+	}
+	return rendered[path.Join(Name, notesFile)], nil
+}
+
 // RenderChart is Render for an already loaded chart.
 func RenderChart(ch *chartv2.Chart, namespace string, values map[string]any) ([]*unstructured.Unstructured, error) {
-	if values == nil {
-		values = map[string]any{}
+	rendered, err := renderFiles(ch, namespace, values)
+	if err != nil {
+		return nil, err
 	}
-	top, err := util.ToRenderValuesWithSchemaValidation(ch, values,
-		common.ReleaseOptions{Name: ReleaseName, Namespace: namespace, Revision: 1, IsInstall: true}, nil, false)
+	for name := range rendered {
+		if strings.HasSuffix(name, notesFile) {
+			delete(rendered, name) // text for the user, not objects
+		}
+	}
+	hooks, sorted, err := releaseutil.SortManifests(rendered, nil, releaseutil.InstallOrder)
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", Name, err)
 	}
-	rendered, err := engine.Engine{}.RenderWithContext(context.Background(), ch, top)
-	if err != nil {
-		return nil, fmt.Errorf("render chart %s: %w", Name, err)
-	}
-	_, sorted, err := releaseutil.SortManifests(rendered, nil, releaseutil.InstallOrder)
-	if err != nil {
-		return nil, fmt.Errorf("chart %s: %w", Name, err)
+	if len(hooks) > 0 {
+		return nil, fmt.Errorf("chart %s: %s is a hook, which Render does not handle", Name, hooks[0].Path)
 	}
 	var out []*unstructured.Unstructured
 	for _, m := range sorted {
@@ -108,4 +125,22 @@ func RenderChart(ch *chartv2.Chart, namespace string, values map[string]any) ([]
 // directory (e.g. "README.md").
 func ReadFile(name string) ([]byte, error) {
 	return files.ReadFile(path.Join(Name, name))
+}
+
+// renderFiles renders every template of ch, by file name, after checking
+// values against the chart's schema.
+func renderFiles(ch *chartv2.Chart, namespace string, values map[string]any) (map[string]string, error) {
+	if values == nil {
+		values = map[string]any{}
+	}
+	top, err := util.ToRenderValuesWithSchemaValidation(ch, values,
+		common.ReleaseOptions{Name: ReleaseName, Namespace: namespace, Revision: 1, IsInstall: true}, nil, false)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", Name, err)
+	}
+	rendered, err := engine.Engine{}.RenderWithContext(context.Background(), ch, top)
+	if err != nil {
+		return nil, fmt.Errorf("render chart %s: %w", Name, err)
+	}
+	return rendered, nil
 }

@@ -556,3 +556,39 @@ func TestEveryValueIsTypedAndDocumented(t *testing.T) {
 		t.Errorf("only %d values found in values.yaml", paths)
 	}
 }
+
+// TestTheNotesSayHowToCheckAndOptIn: what helm install prints follows
+// the values: the scheduler name, the Lease, the namespace label, the mode.
+func TestTheNotesSayHowToCheckAndOptIn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+		say    []string
+		sayNot []string
+	}{
+		{"the defaults name the scheduler, its Lease and the label that opts a namespace in", nil,
+			[]string{"spec.schedulerName: dra-scheduler", "with DRAAllocator", "get lease dra-scheduler", "kubectl label namespace <namespace> dra-scheduler.io/enforce=true"},
+			[]string{"in-tree"}},
+		{"the in-tree mode says so, and how to go back", set("inTree.enabled", true),
+			[]string{"the in-tree DynamicResources plugin", "--set inTree.enabled=false"}, nil},
+		{"without the admission policies, pods must name the scheduler themselves", merge(set("admission.enabled", false), set("schedulerName", "gpu")),
+			[]string{"pods must set spec.schedulerName: gpu themselves"}, []string{"kubectl label namespace"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			notes, err := charts.Notes(charts.Namespace, tc.values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.say {
+				if !strings.Contains(notes, s) {
+					t.Errorf("the notes do not say %q:\n%s", s, notes)
+				}
+			}
+			for _, s := range tc.sayNot {
+				if strings.Contains(notes, s) {
+					t.Errorf("the notes say %q:\n%s", s, notes)
+				}
+			}
+		})
+	}
+}
