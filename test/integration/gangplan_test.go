@@ -1,0 +1,136 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestAGangIsPlacedWhereItsDevicesFitOnlyJointly runs issue 32's cases on
+// the real kube-apiserver with GenericWorkload on, once with DRAAllocator
+// and once with the in-tree plugin, which is the reference: a GPU is one
+// whole device or two halves (shared counters), and every pod of a gang
+// prefers a whole GPU and accepts a half (firstAvailable). Pod by pod,
+// the first pod takes a whole GPU and strands a sibling
+// (kubernetes/kubernetes#138765); DRAAllocator plans the gang's devices
+// jointly and binds it. Each case has a driver and node of its own.
+func TestAGangIsPlacedWhereItsDevicesFitOnlyJointly(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		plans        bool
+	}{
+		{"with DRAAllocator", podGroupConfig, true},
+		{"with the in-tree plugin", inTreeConfig, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testGangPlannedJointly(t, tc.config, tc.plans) })
+	}
+}
+
+func testGangPlannedJointly(t *testing.T, schedulerConfig string, plans bool) {
+	e := startPodGroupCluster(t, schedulerConfig)
+	for _, tc := range []struct {
+		name       string
+		prefix     string
+		gpus, pods int
+		fits       bool
+	}{
+		{"two pods that each prefer the one whole GPU bind with a half each (#138765)", "pair", 1, 2, true},
+		{"a gang of four binds on two partitioned GPUs", "four", 2, 4, true},
+		{"a gang that cannot fit leaves every pod pending and nothing allocated", "three", 1, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.t = t
+			driver := tc.prefix + ".example.com"
+			node := tc.prefix + "-node"
+			e.create(partitionedObjects(driver, node, tc.gpus)...)
+			e.create(objects.FirstAvailableTemplate(tc.prefix+"-gpu", e.ns, "gpu", driver+"-whole", driver+"-half"))
+			pods := e.plainGang(tc.prefix, tc.prefix+"-gpu", tc.pods)
+			t.Cleanup(func() { e.t = t; e.deletePods(pods) })
+			if !tc.fits || !plans {
+				msg := e.stayPending(pods, nil)
+				for _, name := range pods {
+					if claim := e.generatedClaim(name, "gpu"); claim.Status.Allocation != nil {
+						t.Errorf("pod %s is pending but its claim %s is allocated", name, claim.Name)
+					}
+				}
+				if !tc.fits && plans && !strings.Contains(msg, "pod group "+e.ns+"/"+tc.prefix) {
+					t.Errorf("the pods' messages do not name the pod group's shortfall: %s", msg)
+				}
+				what := "cannot fit"
+				if tc.fits {
+					what = "fits jointly, but not pod by pod (recorded difference)"
+				}
+				t.Logf("the gang %s: every pod pending, nothing allocated; %s", what, msg)
+				return
+			}
+			halves := 0
+			for _, name := range pods {
+				if pod := e.waitScheduled(name); pod.Spec.NodeName != node {
+					t.Errorf("pod %s is on %s, want %s", name, pod.Spec.NodeName, node)
+				}
+				for _, d := range e.devicesOf(name) {
+					if strings.Contains(d, "-half-") {
+						halves++
+					}
+				}
+			}
+			if halves != tc.pods {
+				t.Errorf("%d pods got half a GPU, want all %d", halves, tc.pods)
+			}
+			e.checkNoDeviceTwice()
+		})
+	}
+}
+
+// partitionedObjects are the classes driver-whole and driver-half and
+// node with gpus GPUs, each announced as one whole device and two halves
+// on a shared counter (a counters slice and a devices slice).
+func partitionedObjects(driver, node string, gpus int) []any {
+	size := func(s string) string { return fmt.Sprintf("device.attributes[%q].size == %q", driver, s) }
+	counters := objects.MakeSlice(node+"-counters", driver, node).SliceCount(2)
+	devices := objects.MakeSlice(node+"-devices", driver, node).SliceCount(2)
+	for g := range gpus {
+		set := fmt.Sprintf("gpu-%d", g)
+		counters.CounterSet(set, map[string]string{"slices": "2"})
+		devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
+		for k := range 2 {
+			devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
+		}
+	}
+	return []any{
+		objects.DeviceClass(driver+"-whole", driver, size("whole")),
+		objects.DeviceClass(driver+"-half", driver, size("half")),
+		objects.MakeNode(node).Obj(), counters.Obj(), devices.Obj(),
+	}
+}
+
+// plainGang creates a gang PodGroup name of size pods, named name-<i>,
+// each with a claim "gpu" of its own from template.
+func (e *env) plainGang(name, template string, size int) []string {
+	e.t.Helper()
+	group := &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
+		Spec: schedulingapi.PodGroupSpec{
+			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(size)}},
+		},
+	}
+	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
+		e.t.Fatalf("create PodGroup %s: %v", name, err)
+	}
+	var pods []string
+	for i := range size {
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", template).Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+		e.create(pod)
+		pods = append(pods, pod.Name)
+	}
+	return pods
+}
