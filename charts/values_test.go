@@ -280,9 +280,9 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 				t.Errorf("%d policy bindings, want 4", bindings)
 			}
 		}},
-		{"commonLabels label every object, and no selector", set("commonLabels", map[string]any{"example.com/owner": "platform"}), func(t *testing.T, r rendering) {
+		{"commonLabels label every object, and no selector", merge(set("commonLabels", map[string]any{"example.com/owner": "platform"}), set("monitoring.enabled", true)), func(t *testing.T, r rendering) {
 			for _, o := range r.objs {
-				if o.GetLabels()["example.com/owner"] != "platform" && o.GetName() != "dra-scheduler-dashboard" {
+				if o.GetLabels()["example.com/owner"] != "platform" {
 					t.Errorf("%s is not labelled: %v", key(o), o.GetLabels())
 				}
 			}
