@@ -3,6 +3,7 @@ package allocator
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,6 +29,21 @@ type GangMember struct {
 	Class string
 	// Nodes are the nodes the member may go to, most preferred first.
 	Nodes []*v1.Node
+}
+
+// GangClass is a Class for a pod's member: pods with the same claim
+// specs and the same constraints on nodes (node selector, affinity,
+// tolerations) are interchangeable.
+func GangClass(pod *v1.Pod, claims []*resourceapi.ResourceClaim) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, c := range claims {
+		_ = enc.Encode(c.Spec)
+	}
+	_ = enc.Encode(pod.Spec.NodeSelector)
+	_ = enc.Encode(pod.Spec.Affinity)
+	_ = enc.Encode(pod.Spec.Tolerations)
+	return b.String()
 }
 
 // GangPlan assigns gang members to nodes such that, on every node, the

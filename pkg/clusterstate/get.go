@@ -80,6 +80,11 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 			return nil, err
 		}
 	}
+	if sg := pod.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+		if err := getPodGroup(ctx, client, objs, pod, *sg.PodGroupName); err != nil {
+			return nil, err
+		}
+	}
 	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
 	if err != nil {
 		return nil, fmt.Errorf("list resourceclaimtemplates in %s: %w", q.Namespace, err)
@@ -110,6 +115,33 @@ func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs
 	}
 	for i := range pdbs.Items {
 		objs.PDBs = append(objs.PDBs, &pdbs.Items[i])
+	}
+	return nil
+}
+
+// getPodGroup adds the pod's PodGroup and its other pods that are not
+// bound (those bound are among the preemption objects, or not needed). A
+// cluster that does not serve PodGroups (scheduling.k8s.io/v1beta1) or
+// lacks this one gets a note.
+func getPodGroup(ctx context.Context, client kubernetes.Interface, objs *Objects, asked *v1.Pod, name string) error {
+	pg, err := client.SchedulingV1beta1().PodGroups(asked.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		objs.Notes = append(objs.Notes, fmt.Sprintf("PodGroup %s/%s was not found (or scheduling.k8s.io/v1beta1 is not served)", asked.Namespace, name))
+		return nil
+	case err != nil:
+		return fmt.Errorf("get podgroup %s/%s: %w", asked.Namespace, name, err)
+	}
+	objs.PodGroups = append(objs.PodGroups, pg)
+	pods, err := client.CoreV1().Pods(asked.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
+	if err != nil {
+		return fmt.Errorf("list pending pods in %s: %w", asked.Namespace, err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if sg := p.Spec.SchedulingGroup; p.UID != asked.UID && sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name {
+			objs.Pods = append(objs.Pods, p)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	resourcedefaults "k8s.io/kubernetes/pkg/apis/resource/v1"
 	sigsjson "sigs.k8s.io/json"
@@ -31,6 +32,9 @@ const (
 	// KindPodDisruptionBudget is read for preemption: DefaultPreemption
 	// spares pods whose eviction would violate one.
 	KindPodDisruptionBudget = "PodDisruptionBudget"
+	// KindPodGroup is read for gangs: a pod group's pods are scheduled
+	// together, at least minCount of them (GenericWorkload).
+	KindPodGroup = "PodGroup"
 )
 
 // Objects are the objects read, each kind in the order it was found.
@@ -47,6 +51,7 @@ type Objects struct {
 	Templates  []*resourceapi.ResourceClaimTemplate
 	TaintRules []*resourceapi.DeviceTaintRule
 	PDBs       []*policyv1.PodDisruptionBudget
+	PodGroups  []*schedulingapi.PodGroup
 	// Notes are what the reader should know: skipped objects, ignored
 	// fields.
 	Notes []string
@@ -175,6 +180,8 @@ func apiVersionOf(kind string) (string, bool) {
 		return "v1", true
 	case KindPodDisruptionBudget:
 		return "policy/v1", true
+	case KindPodGroup:
+		return "scheduling.k8s.io/v1beta1", true
 	}
 	return "", false
 }
@@ -252,6 +259,12 @@ func (objs *Objects) decode(where, id, kind string, data []byte) error {
 			return err
 		}
 		objs.PDBs = append(objs.PDBs, b)
+	case KindPodGroup:
+		g := &schedulingapi.PodGroup{}
+		if err := strict(g); err != nil {
+			return err
+		}
+		objs.PodGroups = append(objs.PodGroups, g)
 	}
 	return nil
 }

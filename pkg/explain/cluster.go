@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -147,6 +148,16 @@ func boundPods(pods []*v1.Pod) map[string][]*v1.Pod {
 		out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
 	}
 	return out
+}
+
+// podGroup returns the PodGroup namespace/name, or nil.
+func (c *Cluster) podGroup(namespace, name string) *schedulingapi.PodGroup {
+	for _, g := range c.objs.PodGroups {
+		if g.Namespace == namespace && g.Name == name {
+			return g
+		}
+	}
+	return nil
 }
 
 // node returns the node name, or nil.

@@ -34,6 +34,9 @@ type PodReport struct {
 	// Preemption is asked when the pod fits on no node now but on some
 	// with nothing allocated: which pods would be evicted, and where.
 	Preemption *Preemption `json:"preemption,omitempty"`
+	// Gang is the answer for the pod's PodGroup, whose pending pods'
+	// devices are planned together.
+	Gang *Gang `json:"gang,omitempty"`
 	// Notes are caveats about the input and what is not checked.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -146,12 +149,20 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 	if r.Empty, err = c.answer(ctx, q, structured.AllocatedState{}, false); err != nil {
 		return nil, err
 	}
+	if r.NodeName == "" {
+		if r.Gang, err = c.gang(ctx, pod, q); err != nil {
+			return nil, err
+		}
+	}
 	if r.NodeName == "" && len(r.Now.FitNodes) == 0 && len(r.Empty.FitNodes) > 0 {
 		if r.Preemption, err = c.preemption(ctx, pod, q, r.Empty.FitNodes); err != nil {
 			return nil, err
 		}
 	}
 	r.Verdict = verdict(r)
+	if r.Gang != nil && r.NodeName == "" {
+		r.Verdict += "; " + r.Gang.sentence()
+	}
 	return r, nil
 }
 

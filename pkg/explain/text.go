@@ -40,6 +40,9 @@ func (r *PodReport) WriteText(w io.Writer) error {
 	if r.Preemption != nil {
 		r.Preemption.write(w)
 	}
+	if r.Gang != nil {
+		fmt.Fprintf(w, "Pod group: %s\n", r.Gang.sentence())
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "Notes:")
 		for _, n := range r.Notes {

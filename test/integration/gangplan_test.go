@@ -8,8 +8,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -61,8 +65,11 @@ func testGangPlannedJointly(t *testing.T, schedulerConfig string, plans bool) {
 						t.Errorf("pod %s is pending but its claim %s is allocated", name, claim.Name)
 					}
 				}
-				if !tc.fits && plans && !strings.Contains(msg, "pod group "+e.ns+"/"+tc.prefix) {
-					t.Errorf("the pods' messages do not name the pod group's shortfall: %s", msg)
+				if !tc.fits && plans {
+					if !strings.Contains(msg, "pod group "+e.ns+"/"+tc.prefix) {
+						t.Errorf("the pods' messages do not name the pod group's shortfall: %s", msg)
+					}
+					e.checkExplainGang(pods[0], 2, tc.pods)
 				}
 				what := "cannot fit"
 				if tc.fits {
@@ -133,4 +140,29 @@ func (e *env) plainGang(name, template string, size int) []string {
 		pods = append(pods, pod.Name)
 	}
 	return pods
+}
+
+// checkExplainGang checks that kubectl dra explain, reading the cluster,
+// says that pod's group cannot run: the devices of only fit of its need
+// pending pods fit together.
+func (e *env) checkExplainGang(pod string, fit, need int) {
+	e.t.Helper()
+	objs, err := clusterstate.Get(e.ctx, e.client, clusterstate.Query{Namespace: e.ns, Pod: pod, Preemption: true})
+	if err != nil {
+		e.t.Fatalf("read the cluster for explain: %v", err)
+	}
+	c := explain.NewCluster(objs, explain.Settings{Features: structured.Features{PrioritizedList: true, PartitionableDevices: true}, Policy: allocator.FirstFit})
+	p, err := c.FindPod(e.ns, pod)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := c.Pod(e.ctx, p)
+	if err != nil {
+		e.t.Fatalf("explain pod %s: %v", pod, err)
+	}
+	if g := r.Gang; g == nil || g.Runs() || g.Fit != fit || g.Need != need || g.Pending != need {
+		e.t.Errorf("explain pod %s: verdict %q, group %+v; want %d of %d pending pods fitting, %d needed", pod, r.Verdict, r.Gang, fit, need, need)
+	} else {
+		e.t.Logf("explain pod %s: %s", pod, r.Verdict)
+	}
 }

@@ -2,7 +2,6 @@ package draallocator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -215,23 +214,9 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 			continue
 		}
 		p := pods[uid]
-		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: gangClass(p, claims), Nodes: eligibleNodes(p, nodes)})
+		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: allocator.GangClass(p, claims), Nodes: eligibleNodes(p, nodes)})
 	}
 	return members, withoutDevices
-}
-
-// gangClass keys interchangeable members: the same claim specs and the
-// same constraints on nodes.
-func gangClass(pod *v1.Pod, claims []*resourceapi.ResourceClaim) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	for _, c := range claims {
-		_ = enc.Encode(c.Spec)
-	}
-	_ = enc.Encode(pod.Spec.NodeSelector)
-	_ = enc.Encode(pod.Spec.Affinity)
-	_ = enc.Encode(pod.Spec.Tolerations)
-	return b.String()
 }
 
 // eligibleNodes are the nodes pod may go to whatever its devices: its

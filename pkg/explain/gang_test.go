@@ -1,0 +1,91 @@
+package explain_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// halvesCluster is node-1 with gpus GPUs, each one whole device or two
+// halves on a shared counter, the classes whole and half, and the
+// template whole-else-half (firstAvailable).
+func halvesCluster(gpus int) *clusterstate.Objects {
+	counters := objects.MakeSlice("node-1-counters", gpu, "node-1").SliceCount(2)
+	devices := objects.MakeSlice("node-1-devices", gpu, "node-1").SliceCount(2)
+	for g := range gpus {
+		set := fmt.Sprintf("gpu-%d", g)
+		counters.CounterSet(set, map[string]string{"slices": "2"})
+		devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
+		for k := range 2 {
+			devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
+		}
+	}
+	size := func(s string) string { return fmt.Sprintf("device.attributes[%q].size == %q", gpu, s) }
+	return &clusterstate.Objects{
+		Nodes:     []*v1.Node{objects.MakeNode("node-1").Obj()},
+		Slices:    []*resourceapi.ResourceSlice{counters.Obj(), devices.Obj()},
+		Classes:   []*resourceapi.DeviceClass{objects.DeviceClass("whole", gpu, size("whole")), objects.DeviceClass("half", gpu, size("half"))},
+		Templates: []*resourceapi.ResourceClaimTemplate{objects.FirstAvailableTemplate("whole-else-half", ns, "gpu", "whole", "half")},
+	}
+}
+
+// withGang adds PodGroup "train" of minCount and its pending pods
+// train-1..train-(n-1), each with a claim from whole-else-half, and
+// returns train-0, the pod to explain (explainPod adds it).
+func withGang(objs *clusterstate.Objects, n int, minCount int32) *v1.Pod {
+	objs.PodGroups = append(objs.PodGroups, &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: ns},
+		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: minCount}}},
+	})
+	var first *v1.Pod
+	for i := range n {
+		p := objects.MakePod(fmt.Sprintf("train-%d", i), ns).ClaimFromTemplate("gpu", "whole-else-half").Obj()
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+		if i == 0 {
+			first = p
+			continue
+		}
+		objs.Pods = append(objs.Pods, p)
+	}
+	return first
+}
+
+func TestExplainSaysWhetherAPodsGroupFitsTogether(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		gpus, pods    int
+		minCount      int32
+		wantSentence  string
+		wantGroupRuns bool
+	}{
+		{"two pods that each fit alone on the whole GPU fit together as halves", 1, 2, 2,
+			"its pod group team/train fits: the devices of 2 of its 2 pending pods fit together (node-1 2), it needs 2", true},
+		{"three pods do not fit one GPU, though each fits alone", 1, 3, 3,
+			"its pod group team/train cannot run: the devices of only 2 of its 3 pending pods fit together (node-1 2), it needs 3", false},
+		{"three pods of which two must run fit one GPU", 1, 3, 2,
+			"its pod group team/train fits: the devices of 2 of its 3 pending pods fit together (node-1 2), it needs 2", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := halvesCluster(tc.gpus)
+			r := explainPod(t, objs, withGang(objs, tc.pods, tc.minCount))
+			if r.Gang == nil {
+				t.Fatalf("no answer for the pod group; verdict %q", r.Verdict)
+			}
+			if r.Gang.Runs() != tc.wantGroupRuns || !strings.HasSuffix(r.Verdict, tc.wantSentence) {
+				t.Errorf("verdict %q (runs %v), want it to end %q", r.Verdict, r.Gang.Runs(), tc.wantSentence)
+			}
+			if len(r.Now.FitNodes) != 1 {
+				t.Errorf("the pod alone fits on %v, want node-1", r.Now.FitNodes)
+			}
+		})
+	}
+}
