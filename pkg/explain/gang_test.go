@@ -19,21 +19,10 @@ import (
 // halves on a shared counter, the classes whole and half, and the
 // template whole-else-half (firstAvailable).
 func halvesCluster(gpus int) *clusterstate.Objects {
-	counters := objects.MakeSlice("node-1-counters", gpu, "node-1").SliceCount(2)
-	devices := objects.MakeSlice("node-1-devices", gpu, "node-1").SliceCount(2)
-	for g := range gpus {
-		set := fmt.Sprintf("gpu-%d", g)
-		counters.CounterSet(set, map[string]string{"slices": "2"})
-		devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
-		for k := range 2 {
-			devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
-		}
-	}
-	size := func(s string) string { return fmt.Sprintf("device.attributes[%q].size == %q", gpu, s) }
 	return &clusterstate.Objects{
 		Nodes:     []*v1.Node{objects.MakeNode("node-1").Obj()},
-		Slices:    []*resourceapi.ResourceSlice{counters.Obj(), devices.Obj()},
-		Classes:   []*resourceapi.DeviceClass{objects.DeviceClass("whole", gpu, size("whole")), objects.DeviceClass("half", gpu, size("half"))},
+		Slices:    objects.HalvableGPUs(gpu, "node-1", gpus),
+		Classes:   []*resourceapi.DeviceClass{objects.SizeClass("whole", gpu, "whole"), objects.SizeClass("half", gpu, "half")},
 		Templates: []*resourceapi.ResourceClaimTemplate{objects.FirstAvailableTemplate("whole-else-half", ns, "gpu", "whole", "half")},
 	}
 }

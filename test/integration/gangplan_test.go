@@ -98,25 +98,14 @@ func testGangPlannedJointly(t *testing.T, schedulerConfig string, plans bool) {
 }
 
 // partitionedObjects are the classes driver-whole and driver-half and
-// node with gpus GPUs, each announced as one whole device and two halves
-// on a shared counter (a counters slice and a devices slice).
+// node with gpus GPUs, each a whole device or two halves
+// (objects.HalvableGPUs).
 func partitionedObjects(driver, node string, gpus int) []any {
-	size := func(s string) string { return fmt.Sprintf("device.attributes[%q].size == %q", driver, s) }
-	counters := objects.MakeSlice(node+"-counters", driver, node).SliceCount(2)
-	devices := objects.MakeSlice(node+"-devices", driver, node).SliceCount(2)
-	for g := range gpus {
-		set := fmt.Sprintf("gpu-%d", g)
-		counters.CounterSet(set, map[string]string{"slices": "2"})
-		devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
-		for k := range 2 {
-			devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
-		}
+	objs := []any{objects.SizeClass(driver+"-whole", driver, "whole"), objects.SizeClass(driver+"-half", driver, "half"), objects.MakeNode(node).Obj()}
+	for _, s := range objects.HalvableGPUs(driver, node, gpus) {
+		objs = append(objs, s)
 	}
-	return []any{
-		objects.DeviceClass(driver+"-whole", driver, size("whole")),
-		objects.DeviceClass(driver+"-half", driver, size("half")),
-		objects.MakeNode(node).Obj(), counters.Obj(), devices.Obj(),
-	}
+	return objs
 }
 
 // plainGang creates a gang PodGroup name of size pods, named name-<i>,

@@ -25,25 +25,14 @@ const (
 	halfClass  = "half.example.com"
 )
 
-// partitionedGPUs is nodes with gpus GPUs each, announced as a whole
-// device and two halves per GPU on a shared counter.
+// partitionedGPUs is the classes whole and half and nodes with gpus
+// GPUs each, a whole device or two halves per GPU (objects.HalvableGPUs).
 func partitionedGPUs(nodes []string, gpus int) []runtime.Object {
-	objs := []runtime.Object{
-		objects.DeviceClass(wholeClass, testDriver, `device.attributes["`+testDriver+`"].size == "whole"`),
-		objects.DeviceClass(halfClass, testDriver, `device.attributes["`+testDriver+`"].size == "half"`),
-	}
+	objs := []runtime.Object{objects.SizeClass(wholeClass, testDriver, "whole"), objects.SizeClass(halfClass, testDriver, "half")}
 	for _, node := range nodes {
-		counters := objects.MakeSlice(node+"-counters", testDriver, node).SliceCount(2)
-		devices := objects.MakeSlice(node+"-devices", testDriver, node).SliceCount(2)
-		for g := range gpus {
-			set := fmt.Sprintf("gpu-%d", g)
-			counters.CounterSet(set, map[string]string{"slices": "2"})
-			devices.Device(set+"-whole", nil).Attribute("size", "whole").ConsumesCounters(set, map[string]string{"slices": "2"})
-			for k := range 2 {
-				devices.Device(fmt.Sprintf("%s-half-%d", set, k), nil).Attribute("size", "half").ConsumesCounters(set, map[string]string{"slices": "1"})
-			}
+		for _, s := range objects.HalvableGPUs(testDriver, node, gpus) {
+			objs = append(objs, s)
 		}
-		objs = append(objs, counters.Obj(), devices.Obj())
 	}
 	return objs
 }
