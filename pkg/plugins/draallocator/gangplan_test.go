@@ -1,7 +1,9 @@
 package draallocator
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -12,9 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -195,5 +201,139 @@ func TestAPodOutsideAGroupCycleKeepsItsFirstPreference(t *testing.T) {
 	pending := h.manager.ResourceClaims().GetPendingAllocation(h.claim(testNamespace, "pod-0-gpu").UID)
 	if pending == nil || pending.Devices.Results[0].Device != "gpu-0-whole" {
 		t.Errorf("outside a pod-group cycle the pod got %v, want the whole GPU", pending)
+	}
+}
+
+// TestRandomGangsArePlacedExactlyWhenTheirDevicesFitJointly runs random
+// gangs (2–6 pods preferring a whole GPU or a half, or asking for one
+// only, over 1–3 nodes of 1–2 halvable GPUs) through pod-group cycles the
+// framework's way — each pod reserved on the first node that passes
+// Filter, which need not be the planned one — and compares with a
+// brute-force search of every assignment of pods to nodes (an allocator
+// of its own, over the same slices): where some assignment fits, every pod
+// gets devices, no GPU gives more than its two halves; where none does,
+// every pod fails and nothing is in flight.
+func TestRandomGangsArePlacedExactlyWhenTheirDevicesFitJointly(t *testing.T) {
+	withPodGroups(t, false)
+	kinds := [][]string{{wholeClass, halfClass}, {halfClass}, {wholeClass}, {wholeClass, halfClass}}
+	runs := 120
+	if testing.Short() {
+		runs = 20
+	}
+	var placed, refused int
+	for seed := range uint64(runs) {
+		rng := rand.New(rand.NewPCG(seed, 32))
+		var nodes []*v1.Node
+		var names []string
+		for i := range 1 + rng.IntN(3) {
+			names = append(names, fmt.Sprintf("node-%d", i))
+			nodes = append(nodes, objects.MakeNode(names[i]).Obj())
+		}
+		objs := partitionedGPUs(names, 1+rng.IntN(2))
+		n := 2 + rng.IntN(5)
+		objs = append(objs, &schedulingapi.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
+			Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(n)}}},
+		})
+		var pods []*v1.Pod
+		var claims []*resourceapi.ResourceClaim
+		for i := range n {
+			name := fmt.Sprintf("pod-%d", i)
+			claim := preferringClasses(name, kinds[rng.IntN(len(kinds))]...)
+			claims = append(claims, claim)
+			pods = append(pods, gangPod(name))
+			objs = append(objs, claim, gangPod(name))
+		}
+		exists := jointAssignmentExists(t, objs, nodes, claims)
+		h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+		_, devices, failures := runGangCycle(t, h, pods)
+		if exists {
+			placed++
+			if len(failures) != 0 {
+				t.Fatalf("seed %d: a joint assignment exists, but pods failed: %v (devices %v)", seed, failures, devices)
+			}
+			checkHalvesPerGPU(t, seed, devices)
+			continue
+		}
+		refused++
+		if len(devices) != 0 || len(failures) != n {
+			t.Fatalf("seed %d: no joint assignment exists, yet devices %v were reserved (failures %v)", seed, devices, failures)
+		}
+	}
+	t.Logf("%d random gangs: %d placed, %d refused", runs, placed, refused)
+	if placed == 0 || refused == 0 {
+		t.Errorf("the random gangs are all of one outcome (%d placed, %d refused): the test proves nothing", placed, refused)
+	}
+}
+
+// preferringClasses is the claim "<pod>-gpu" of one device of the first
+// class that fits (firstAvailable), or of the one class given.
+func preferringClasses(pod string, classes ...string) *resourceapi.ResourceClaim {
+	if len(classes) == 1 {
+		return objects.Claim(pod+"-gpu", testNamespace, objects.ClaimSpec("gpu", classes[0], 1))
+	}
+	return wholeElseHalf(pod)
+}
+
+// jointAssignmentExists searches every assignment of the claims (one per
+// pod) to nodes with an allocator of its own over objs' slices and classes.
+func jointAssignmentExists(t *testing.T, objs []runtime.Object, nodes []*v1.Node, claims []*resourceapi.ResourceClaim) bool {
+	t.Helper()
+	var resourceSlices []*resourceapi.ResourceSlice
+	var classes []*resourceapi.DeviceClass
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *resourceapi.ResourceSlice:
+			resourceSlices = append(resourceSlices, o)
+		case *resourceapi.DeviceClass:
+			classes = append(classes, o)
+		}
+	}
+	a, err := allocator.NewAllocator(context.Background(), structured.Features{PartitionableDevices: true, PrioritizedList: true},
+		structured.AllocatedState{}, inventorygen.NewClassLister(classes...), resourceSlices, cel.NewCache(10, cel.Features{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := make([][]*resourceapi.ResourceClaim, len(nodes))
+	var try func(i int) bool
+	try = func(i int) bool {
+		if i == len(claims) {
+			return true
+		}
+		for k, node := range nodes {
+			before := on[k]
+			on[k] = append(append([]*resourceapi.ResourceClaim(nil), before...), claims[i])
+			fits, err := a.Fits(context.Background(), node, on[k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fits && try(i+1) {
+				return true
+			}
+			on[k] = before
+		}
+		return false
+	}
+	return try(0)
+}
+
+// checkHalvesPerGPU checks that no GPU gives more than two slices' worth
+// (a whole device counts two, a half one) to the pods' devices
+// ("node/gpu-<g>-whole" or "node/gpu-<g>-half-<k>").
+func checkHalvesPerGPU(t *testing.T, seed uint64, devices map[string]string) {
+	t.Helper()
+	used := map[string]int{}
+	for _, d := range devices {
+		if gpu, ok := strings.CutSuffix(d, "-whole"); ok {
+			used[gpu] += 2
+			continue
+		}
+		gpu, _, _ := strings.Cut(d, "-half-")
+		used[gpu]++
+	}
+	for gpu, n := range used {
+		if n > 2 {
+			t.Fatalf("seed %d: GPU %s gives %d slices' worth, more than its 2: %v", seed, gpu, n, devices)
+		}
 	}
 }
