@@ -33,7 +33,7 @@ func schedulerCommand() command {
 
 // schedulerFlags are the scheduler subcommand's settings.
 type schedulerFlags struct {
-	workload                      string
+	workload, gangPlacement       string
 	nodes, configs, shape, claims string
 	format, jsonOut, chart        string
 	logDir                        string
@@ -47,13 +47,17 @@ type schedulerFlags struct {
 
 func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	d := schedbench.DefaultOptions()
-	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency) or preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree)")
+	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency), preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree) or gang (PodGroups whose pods prefer a whole GPU and fall back to a MIG half, on nodes where a gang fits only as halves: gangs placed, groups/s, pod-group cycles and scheduler CPU per gang; default --shape h100-mig, --configs ours,in-tree)")
+	fs.IntVar(&f.opts.GangSize, "gang-size", d.GangSize, "with --workload gang: pods per gang, each PodGroup's gang minCount")
+	fs.IntVar(&f.opts.Gangs, "gangs", 0, "with --workload gang: gangs per run (default: as many as the nodes' device parts hold; one per node with --gang-placement own-node)")
+	fs.StringVar(&f.gangPlacement, "gang-placement", string(d.GangPlacement), "with --workload gang: own-node (each gang's pods select a node of their own, where the gang fits only if most pods take a part) or any (gangs go anywhere and compete for the devices)")
+	fs.DurationVar(&f.opts.GangTimeout, "gang-timeout", d.GangTimeout, "with --workload gang: how long to wait for the gangs of one run; those still pending are reported (in-tree's strand their pods), not an error")
 	fs.IntVar(&f.opts.Preemptors, "preemptors", 0, "with --workload preemption: preemptors per run, a quarter each needing 1, 2, 4 and 8 devices (default: one per 4 nodes; at most one per node)")
 	fs.DurationVar(&f.opts.PreemptionTimeout, "preemption-timeout", d.PreemptionTimeout, "with --workload preemption: how long to wait for the preemptors of one run; those still pending are reported (in-tree's cannot preempt for devices), not an error")
 	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
 	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "a KubeSchedulerConfiguration file to measure as the configuration \"file\", e.g. the shipped one (manifests/install/configmap.yaml's config.yaml); it runs at its own clientConnection qps and burst, with leader election off and its first profile renamed "+schedbench.SchedulerName)
-	fs.StringVar(&f.shape, "shape", d.Shape.Name, "inventory shape: schedperf (10 devices per node) or h100 (8 GPUs per node)")
+	fs.StringVar(&f.shape, "shape", "", "inventory shape, one of the Shapes above (default "+d.Shape.Name+"; "+gangShape+" with --workload gang)")
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
 	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
 	fs.IntVar(&f.opts.Warmup, "warmup", 0, "pods scheduled (and waited for) before the measured ones, not measured")
@@ -165,14 +169,15 @@ func (f *schedulerFlags) complete() error {
 		return fmt.Errorf("--workload: %w", err)
 	}
 	preemption := f.opts.Workload == schedbench.WorkloadPreemption
+	gang := f.opts.Workload == schedbench.WorkloadGang
 	configs := f.configs
 	if configs == "" {
 		configs = "ours,in-tree,no-claims"
 		if f.opts.ConfigFile != "" {
 			configs = "file,in-tree,no-claims"
 		}
-		if preemption {
-			// no-claims has no devices to preempt for.
+		if preemption || gang {
+			// no-claims has no devices to preempt for or to plan.
 			configs = strings.TrimSuffix(configs, ",no-claims")
 		}
 	}
@@ -182,7 +187,15 @@ func (f *schedulerFlags) complete() error {
 	if hasFile := slices.Contains(f.opts.Configs, schedbench.ConfigFile); hasFile != (f.opts.ConfigFile != "") {
 		return errors.New("--config FILE and the configuration \"file\" go together")
 	}
-	if f.opts.Shape, err = schedbench.ShapeByName(f.shape); err != nil {
+	shape := f.shape
+	switch {
+	case shape != "":
+	case gang:
+		shape = gangShape
+	default:
+		shape = schedbench.DefaultOptions().Shape.Name
+	}
+	if f.opts.Shape, err = schedbench.ShapeByName(shape); err != nil {
 		return fmt.Errorf("--shape: %w", err)
 	}
 	switch mode := schedbench.ClaimMode(f.claims); mode {
@@ -194,13 +207,25 @@ func (f *schedulerFlags) complete() error {
 	if err := checkFormat(f.format); err != nil {
 		return err
 	}
+	d := schedbench.DefaultOptions()
 	switch {
-	case preemption && f.chart != "":
-		return errors.New("--chart draws throughput against cluster size: not with --workload preemption")
-	case !preemption && (f.opts.Preemptors != 0 || f.opts.PreemptionTimeout != schedbench.DefaultOptions().PreemptionTimeout):
+	case (preemption || gang) && f.chart != "":
+		return fmt.Errorf("--chart draws throughput against cluster size: not with --workload %s", f.opts.Workload)
+	case !preemption && (f.opts.Preemptors != 0 || f.opts.PreemptionTimeout != d.PreemptionTimeout):
 		return errors.New("--preemptors and --preemption-timeout go with --workload preemption")
 	case f.opts.Preemptors < 0:
 		return fmt.Errorf("--preemptors %d: want at least 1", f.opts.Preemptors)
+	case !gang && (f.opts.GangSize != d.GangSize || f.opts.Gangs != 0 || f.gangPlacement != string(d.GangPlacement) || f.opts.GangTimeout != d.GangTimeout):
+		return errors.New("--gang-size, --gangs, --gang-placement and --gang-timeout go with --workload gang")
+	case f.opts.GangSize < 2:
+		return fmt.Errorf("--gang-size %d: want at least 2", f.opts.GangSize)
+	case f.opts.Gangs < 0:
+		return fmt.Errorf("--gangs %d: want at least 1", f.opts.Gangs)
+	case f.opts.GangTimeout <= 0:
+		return fmt.Errorf("--gang-timeout %v: want a positive duration", f.opts.GangTimeout)
+	}
+	if f.opts.GangPlacement, err = schedbench.ParseGangPlacement(f.gangPlacement); err != nil {
+		return fmt.Errorf("--gang-placement: %w", err)
 	}
 	if f.count < 1 {
 		return fmt.Errorf("--count %d: want at least 1", f.count)
@@ -231,6 +256,9 @@ func (f *schedulerFlags) complete() error {
 	}
 	return nil
 }
+
+// gangShape is the default shape of --workload gang: partitionable GPUs.
+const gangShape = "h100-mig"
 
 // defaultGatesHelp describes schedbench.DefaultConfigFeatureGates for the
 // flag help: "ours: A=true; in-tree, no-claims: none".
@@ -330,9 +358,17 @@ pods of one device each, then creates high-priority preemptors needing 1,
 evicted against the fewest possible, creation→bound latency and the
 scheduler's CPU per preemptor (ours and in-tree; see README).
 
+With --workload gang it creates gangs (PodGroups, minCount --gang-size)
+whose pods prefer a whole GPU and fall back to a MIG half (firstAvailable),
+each gang on a node of its own where it fits only as halves, and reports
+the gangs placed, groups placed per second, the scheduler's pod-group
+cycles and CPU per gang, and creation→bound latency per gang (ours and
+in-tree, which chooses pod by pod and strands the gangs; see README).
+
 Examples:
   dra-bench scheduler                                   # 100 and 500 nodes, 1 pod per node
   dra-bench scheduler --workload preemption --shape h100 --nodes 20 --configs ours,in-tree
+  dra-bench scheduler --workload gang --nodes 50
   dra-bench scheduler --nodes 100,500,1000 --pods 500 --chart out.svg
   dra-bench scheduler --shape h100 --nodes 5000 --pods 5000 --format json > h100-5000.json
   dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree

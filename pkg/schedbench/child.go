@@ -90,10 +90,7 @@ func startChild(ctx context.Context, argv []string, configPath, logPath string, 
 
 // waitReady polls /readyz until it answers 200.
 func (c *child) waitReady(ctx context.Context) error {
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback probe of the scheduler's self-signed certificate
-	}
+	client := loopbackClient()
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(schedulerReadyTimeout)
 	last := "no answer"
@@ -123,6 +120,15 @@ func (c *child) waitReady(ctx context.Context) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("scheduler /readyz not ok after %v (last answer: %s); log: %s", schedulerReadyTimeout, last, c.logPath)
 		}
+	}
+}
+
+// loopbackClient is an HTTP client for the scheduler's secure port on
+// 127.0.0.1 (/readyz, /metrics), whose certificate is self-signed.
+func loopbackClient() *http.Client {
+	return &http.Client{
+		Timeout:   5 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback requests to the scheduler's self-signed certificate
 	}
 }
 

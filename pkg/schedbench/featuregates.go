@@ -114,14 +114,21 @@ func MergeFeatureGates(base, override FeatureGates) FeatureGates {
 
 // SchedulerFeatureGates returns the feature gates the scheduler of
 // configuration c runs with: ConfigFeatureGates[c] (DefaultConfigFeatureGates
-// when ConfigFeatureGates is nil) under the shape's gates under
-// FeatureGates.
+// when ConfigFeatureGates is nil) under the shape's and the workload's
+// gates (requiredFeatureGates) under FeatureGates.
 func (o *Options) SchedulerFeatureGates(c Config) FeatureGates {
 	defaults := o.ConfigFeatureGates
 	if defaults == nil {
 		defaults = DefaultConfigFeatureGates()
 	}
-	return MergeFeatureGates(MergeFeatureGates(defaults[c], o.Shape.FeatureGates), o.FeatureGates)
+	return MergeFeatureGates(MergeFeatureGates(defaults[c], o.requiredFeatureGates()), o.FeatureGates)
+}
+
+// requiredFeatureGates are the gates the shape's objects and the
+// workload's need: on in the in-process control plane and in every
+// configuration's scheduler.
+func (o *Options) requiredFeatureGates() FeatureGates {
+	return MergeFeatureGates(o.Shape.FeatureGates, o.workloadFeatureGates())
 }
 
 // validateFeatureGates checks the given gates, then every configuration's

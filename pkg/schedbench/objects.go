@@ -37,12 +37,19 @@ func claimSpec(s Shape) resourceapi.ResourceClaimSpec {
 		AllocationMode:  resourceapi.DeviceAllocationModeExactCount,
 		Count:           1,
 	}
-	for _, expr := range s.Selectors {
-		exact.Selectors = append(exact.Selectors, resourceapi.DeviceSelector{CEL: &resourceapi.CELDeviceSelector{Expression: expr}})
-	}
+	exact.Selectors = celSelectors(s.Selectors)
 	return resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{
 		Requests: []resourceapi.DeviceRequest{{Name: requestName, Exactly: exact}},
 	}}
+}
+
+// celSelectors are CEL device selectors of the expressions.
+func celSelectors(exprs []string) []resourceapi.DeviceSelector {
+	var out []resourceapi.DeviceSelector
+	for _, expr := range exprs {
+		out = append(out, resourceapi.DeviceSelector{CEL: &resourceapi.CELDeviceSelector{Expression: expr}})
+	}
+	return out
 }
 
 // makePod returns pod name of a configuration: one pause container, the
@@ -193,6 +200,9 @@ type claimCheck struct {
 	claims, allocated, duplicates int
 	// example describes the first duplicate.
 	example string
+	// requests counts the allocation results by request name ("device",
+	// or "device/whole" for a firstAvailable subrequest).
+	requests map[string]int
 }
 
 // checkClaims lists the namespace's claims and checks that no device is
@@ -211,6 +221,10 @@ func checkClaims(ctx context.Context, client kubernetes.Interface, namespace str
 		}
 		cc.allocated++
 		for _, r := range c.Status.Allocation.Devices.Results {
+			if cc.requests == nil {
+				cc.requests = map[string]int{}
+			}
+			cc.requests[r.Request]++
 			key := r.Driver + "/" + r.Pool + "/" + r.Device
 			if other, ok := owner[key]; ok {
 				cc.duplicates++

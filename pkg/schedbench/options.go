@@ -85,6 +85,22 @@ type Shape struct {
 	// control plane and in every configuration's scheduler (under the
 	// --feature-gates given).
 	FeatureGates FeatureGates
+	// Partition, when set, is how a device of Class is also announced
+	// in parts on shared counters; the gang workload's pods prefer a
+	// whole device and fall back to a part. Shapes without it cannot run
+	// the gang workload.
+	Partition *Partition
+}
+
+// Partition is one part of a shape's device (a MIG profile, a half):
+// the devices of Class matching Selectors, PerDevice of which fit on one
+// device of the shape's Class.
+type Partition struct {
+	// Name names the part in reports ("3g.40gb").
+	Name      string
+	Class     string
+	Selectors []string
+	PerDevice int
 }
 
 // Shapes returns the built-in shapes.
@@ -114,8 +130,30 @@ func Shapes() []Shape {
 			Class:          inventorygen.ClassSchedulerPerf,
 			FeatureGates:   FeatureGates{string(features.DRANodeAllocatableResources): true},
 		},
+		{
+			Name: "h100-mig",
+			Description: fmt.Sprintf("NVIDIA %d×H100 80GB per node in dynamic MIG mode (%d devices per GPU on shared counters); a pod asks for 1 whole GPU, or with --workload gang a whole GPU else a %s MIG device (half a GPU)",
+				MIGGPUsPerNode, inventorygen.MIGH100DevicesPerGPU, migHalfProfile),
+			DevicesPerNode: MIGGPUsPerNode,
+			Cluster:        func(n int) inventorygen.Cluster { return inventorygen.DynamicMIG(n, MIGGPUsPerNode) },
+			Class:          inventorygen.ClassNvidiaGPU,
+			Partition: &Partition{
+				Name:      migHalfProfile,
+				Class:     inventorygen.ClassNvidiaMIG,
+				Selectors: []string{fmt.Sprintf("device.attributes[%q].profile == %q", inventorygen.DriverNvidia, migHalfProfile)},
+				PerDevice: 2,
+			},
+		},
 	}
 }
+
+// MIGGPUsPerNode is the GPU count of a node of shape h100-mig: half a gang
+// of DefaultGangSize, so that the gang fits on one node only as MIG halves.
+const MIGGPUsPerNode = DefaultGangSize / 2
+
+// migHalfProfile is the MIG profile of half an H100: two fit on one GPU
+// (memory slices 0-3 and 4-7).
+const migHalfProfile = "3g.40gb"
 
 // ShapeByName returns the built-in shape with that name.
 func ShapeByName(name string) (Shape, error) {
@@ -140,15 +178,19 @@ const (
 	// high-priority preemptors that get devices only by evicting them
 	// (preemption.go).
 	WorkloadPreemption Workload = "preemption"
+	// WorkloadGang: gangs (PodGroups with minCount) whose pods prefer a
+	// whole device and fall back to a part, on nodes where the gang fits
+	// only if its devices are chosen jointly (gang.go).
+	WorkloadGang Workload = "gang"
 )
 
 // ParseWorkload returns the workload of that name.
 func ParseWorkload(name string) (Workload, error) {
 	switch w := Workload(name); w {
-	case WorkloadBurst, WorkloadPreemption:
+	case WorkloadBurst, WorkloadPreemption, WorkloadGang:
 		return w, nil
 	}
-	return "", fmt.Errorf("unknown workload %q (want %s or %s)", name, WorkloadBurst, WorkloadPreemption)
+	return "", fmt.Errorf("unknown workload %q (want %s, %s or %s)", name, WorkloadBurst, WorkloadPreemption, WorkloadGang)
 }
 
 // ClaimMode says how pods get their claims.
@@ -176,6 +218,14 @@ type Options struct {
 	// preemptors not bound by then are reported, not an error (in-tree's
 	// cannot preempt for devices).
 	PreemptionTimeout time.Duration
+	// GangSize is the pods of a gang of WorkloadGang (its minCount), Gangs
+	// the gangs per run (0: as many as the cluster holds, see gangsFor),
+	// GangPlacement where they may go, and GangTimeout bounds the wait for
+	// them; gangs not placed by then are reported, not an error.
+	GangSize      int
+	Gangs         int
+	GangPlacement GangPlacement
+	GangTimeout   time.Duration
 	// Sizes are the cluster sizes (node counts), measured in this order.
 	Sizes []int
 	// Configs are measured in this order for every size.
@@ -255,6 +305,9 @@ func DefaultOptions() Options {
 	return Options{
 		Workload:          WorkloadBurst,
 		PreemptionTimeout: 60 * time.Second,
+		GangSize:          DefaultGangSize,
+		GangPlacement:     GangOwnNode,
+		GangTimeout:       2 * time.Minute,
 		Sizes:             []int{100, 500},
 		Configs:           AllConfigs(),
 		Shape:             schedperf,
@@ -278,6 +331,15 @@ func (o *Options) complete() error {
 	}
 	if o.PreemptionTimeout <= 0 {
 		o.PreemptionTimeout = d.PreemptionTimeout
+	}
+	if o.GangSize == 0 {
+		o.GangSize = d.GangSize
+	}
+	if o.GangPlacement == "" {
+		o.GangPlacement = d.GangPlacement
+	}
+	if o.GangTimeout <= 0 {
+		o.GangTimeout = d.GangTimeout
 	}
 	if _, err := ParseWorkload(string(o.Workload)); err != nil {
 		return err
@@ -355,8 +417,11 @@ func (o *Options) complete() error {
 		}
 		o.Child = []string{exe, "scheduler"}
 	}
-	if o.Workload == WorkloadPreemption {
+	switch o.Workload {
+	case WorkloadPreemption:
 		return o.completePreemption()
+	case WorkloadGang:
+		return o.completeGang()
 	}
 	for _, n := range o.Sizes {
 		if n < 1 {
@@ -368,6 +433,25 @@ func (o *Options) complete() error {
 		if need, have := o.podsFor(n)+o.Warmup, n*o.Shape.DevicesPerNode; need > have {
 			return fmt.Errorf("%d nodes of shape %s have %d devices, fewer than the %d pods (warm-up included) each asking for one", n, o.Shape.Name, have, need)
 		}
+	}
+	return nil
+}
+
+// completeOwnPods checks what the workloads that make their own pods on
+// the in-process control plane share: no existing cluster (needs says
+// why), no configuration without claims (uses says what the workload
+// does with devices), claims from templates, and no pod counts (instead
+// says what to set).
+func (o *Options) completeOwnPods(needs, uses, instead string) error {
+	switch {
+	case o.Kubeconfig != "":
+		return fmt.Errorf("the %s workload runs on the in-process control plane only (%s)", o.Workload, needs)
+	case slices.Contains(o.Configs, ConfigNoClaims):
+		return fmt.Errorf("the %s workload %s: configuration %q has none", o.Workload, uses, ConfigNoClaims)
+	case o.Claims != ClaimsTemplate:
+		return fmt.Errorf("the %s workload's pods get their claims from templates, not claims mode %q", o.Workload, o.Claims)
+	case o.Pods != 0 || o.Warmup != 0 || o.Pending != 0:
+		return fmt.Errorf("the %s workload sets its own pods: set %s instead of pods, warm-up or pending pods", o.Workload, instead)
 	}
 	return nil
 }

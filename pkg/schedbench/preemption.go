@@ -100,15 +100,10 @@ func (o *Options) preemptorsFor(n int) int {
 // completePreemption checks the options of WorkloadPreemption, after the
 // ones every workload has.
 func (o *Options) completePreemption() error {
+	if err := o.completeOwnPods("it creates PriorityClasses and deletes terminating pods as their kubelet would", "preempts for devices", "the preemptors' count"); err != nil {
+		return err
+	}
 	switch {
-	case o.Kubeconfig != "":
-		return errors.New("the preemption workload runs on the in-process control plane only (it creates PriorityClasses and deletes terminating pods as their kubelet would)")
-	case slices.Contains(o.Configs, ConfigNoClaims):
-		return fmt.Errorf("the preemption workload preempts for devices: configuration %q has none", ConfigNoClaims)
-	case o.Claims != ClaimsTemplate:
-		return fmt.Errorf("the preemption workload's pods get their claims from templates, not claims mode %q", o.Claims)
-	case o.Pods != 0 || o.Warmup != 0 || o.Pending != 0:
-		return errors.New("the preemption workload sets its own pods: set the preemptors' count instead of pods, warm-up or pending pods")
 	case o.Preemptors < 0:
 		return fmt.Errorf("%d preemptors: want at least 1, or 0 for one per 4 nodes", o.Preemptors)
 	case PreemptorMix(1, o.Shape.DevicesPerNode) == nil:
@@ -188,34 +183,20 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	res.Preemption = &PreemptionResult{LowPods: len(lows), MinVictims: MinVictims(sizes)}
 
 	setupStart := time.Now()
-	tgt, err := o.startTarget(ctx)
+	tgt, _, err := o.startInProcess(ctx, n, &res)
 	if err != nil {
 		return res, err
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		return res, fmt.Errorf("create namespace %s: %w", ns, err)
-	}
-	res.Devices = n * o.Shape.DevicesPerNode
-	if err := CreateInventory(ctx, client, o.Shape.Cluster(n), o.Writers); err != nil {
-		return res, err
-	}
 	if err := createPreemptionObjects(ctx, client, ns, o.Shape, sizes); err != nil {
 		return res, err
 	}
-	res.SetupNs = int64(time.Since(setupStart))
-	o.progress("%s: set up in %v (%d nodes, %d devices)", label, time.Since(setupStart).Round(time.Millisecond), n, res.Devices)
-
-	sched, err := o.startScheduler(ctx, tgt, &res, label)
+	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart, fmt.Sprintf("%d nodes, %d devices", n, res.Devices))
 	if err != nil {
 		return res, err
 	}
 	defer sched.stop()
-	rec, err := podlatency.Start(ctx, client, ns)
-	if err != nil {
-		return res, err
-	}
 	defer rec.Stop()
 	kubelet, err := startKubeletStandIn(ctx, client, ns)
 	if err != nil {
@@ -256,13 +237,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 		waitErr = nil
 	}
 	o.progress("%s: %d of %d preemptors bound; the kubelet stand-in ended %d graceful deletions", label, rec.CountBound(preemptors), len(preemptors), kubelet.deleted.Load())
-	if !sched.exited() {
-		if after, err := sched.usage(); err == nil {
-			res.SchedulerPeakRSSBytes = after.peakRSS
-			res.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
-			res.SchedulerCPUTotalSeconds = after.cpu.Seconds()
-		}
-	}
+	res.recordUsage(sched, before)
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(preemptors)
 	res.Bound, res.Latency = len(lat), Summarize(lat)
@@ -275,15 +250,8 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	if err := o.countVictims(cctx, client, ns, rec, preemptors, sizes, res.Preemption); err != nil {
 		return res, errors.Join(waitErr, err)
 	}
-	check, err := checkClaims(cctx, client, ns)
-	if err != nil {
-		return res, errors.Join(waitErr, err)
-	}
-	res.Claims, res.ClaimsAllocated, res.DuplicateDevices = check.claims, check.allocated, check.duplicates
-	if check.duplicates > 0 {
-		waitErr = errors.Join(waitErr, errors.New(check.example))
-	}
-	return res, waitErr
+	_, err = res.recordClaims(cctx, client, ns, waitErr)
+	return res, err
 }
 
 // countVictims fills p's victims, overall and per preemptor size, and the

@@ -113,25 +113,17 @@ func (rep *Report) writePreemptionTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, r := range rep.Results {
+	return rep.writeNotes(w, func(r Result) []string {
+		var notes []string
 		if p := r.preemptionOrEmpty(); p.UnattributedVictims > 0 {
-			if _, err := fmt.Fprintf(w, "%d nodes, %s: %d victims without a Preempted event naming their preemptor (in no size above)\n", r.Nodes, r.Config, p.UnattributedVictims); err != nil {
-				return err
-			}
+			notes = append(notes, fmt.Sprintf("%d victims without a Preempted event naming their preemptor (in no size above)", p.UnattributedVictims))
 		}
 		if r.Config == ConfigInTree && r.Error == "" && r.Bound < r.Pods {
-			if _, err := fmt.Fprintf(w, "%d nodes, %s: %d of %d preemptors still pending after %v (Kubernetes 1.37's DynamicResources cannot preempt for devices)\n",
-				r.Nodes, r.Config, r.Pods-r.Bound, r.Pods, time.Duration(rep.Settings.PreemptionTimeoutNs)); err != nil {
-				return err
-			}
+			notes = append(notes, fmt.Sprintf("%d of %d preemptors still pending after %v (Kubernetes 1.37's DynamicResources cannot preempt for devices)",
+				r.Pods-r.Bound, r.Pods, time.Duration(rep.Settings.PreemptionTimeoutNs)))
 		}
-		if msg := r.problem(); msg != "" {
-			if _, err := fmt.Fprintf(w, "%d nodes, %s: %s\n", r.Nodes, r.Config, msg); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return notes
+	})
 }
 
 // preemptionOrEmpty is r.Preemption, or an empty one for a result that

@@ -1,7 +1,6 @@
 package schedbench
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -97,18 +96,7 @@ func TestPreemptionOptions(t *testing.T) {
 		{"pre-created claims are refused", func(o *Options) { o.Claims = ClaimsPerPod }, `not claims mode "claim"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := DefaultOptions()
-			o.Workload, o.Shape, o.Sizes = WorkloadPreemption, h100, []int{20}
-			o.Configs = []Config{ConfigOurs, ConfigInTree}
-			o.LogDir, o.Child = t.TempDir(), []string{"true"}
-			tc.change(&o)
-			err := o.complete()
-			switch {
-			case tc.wantErr == "" && err != nil:
-				t.Errorf("complete: %v", err)
-			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-				t.Errorf("complete: %v, want an error containing %q", err, tc.wantErr)
-			}
+			completeWorkload(t, WorkloadPreemption, h100, tc.change, tc.wantErr)
 		})
 	}
 }
@@ -144,30 +132,15 @@ func samplePreemptionReport() *Report {
 }
 
 func TestPreemptionTable(t *testing.T) {
-	var buf bytes.Buffer
-	if err := samplePreemptionReport().WriteTable(&buf); err != nil {
-		t.Fatal(err)
-	}
-	// Columns are compared with their padding collapsed to one space.
-	var lines []string
-	for _, line := range strings.Split(buf.String(), "\n") {
-		lines = append(lines, strings.Join(strings.Fields(line), " "))
-	}
-	out := strings.Join(lines, "\n")
-	for _, tc := range []struct{ name, want string }{
+	out := collapsedTable(t, samplePreemptionReport())
+	wantRows(t, out, []tableRow{
 		{"the header names the workload", "dra-bench scheduler: workload preemption: shape h100"},
 		{"the main table has victims beside their minimum and CPU per preemptor", "nodes config preemptors bound victims minimum time p50 p99 max sched CPU s CPU ms/preemptor"},
 		{"ours bound every preemptor with the fewest victims", "32 ours 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.40 50.0"},
 		{"in-tree bound none and evicted none", "32 in-tree 8 0 0 30 - - - - 0.20 25.0"},
 		{"the sizes table gives the victims per preemptor", "32 ours 8 2 2 16 16 8.00 800ms 1.6s 1.6s"},
 		{"in-tree's pending preemptors are explained, not failed", "32 nodes, in-tree: 8 of 8 preemptors still pending after 1m0s (Kubernetes 1.37's DynamicResources cannot preempt for devices)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(out, tc.want) {
-				t.Errorf("table lacks %q:\n%s", tc.want, out)
-			}
-		})
-	}
+	})
 }
 
 func TestPreemptionProblems(t *testing.T) {

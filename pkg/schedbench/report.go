@@ -63,6 +63,9 @@ type Settings struct {
 	// ResourceClaimWorkers is the in-process resourceclaim controller's
 	// worker count; 0 with a kubeconfig (the cluster's own controller).
 	ResourceClaimWorkers int `json:"resourceClaimWorkers"`
+	// GangTimeoutNs is the gang workload's wait for its gangs (omitted
+	// for the other workloads).
+	GangTimeoutNs int64 `json:"gangTimeoutNs,omitempty"`
 }
 
 // Latency summarizes the creation-to-binding times of one result, in
@@ -146,6 +149,9 @@ type Result struct {
 	// Preemption is what the preemption workload measured beyond Pods
 	// (its preemptors), Bound and Latency; absent for the burst workload.
 	Preemption *PreemptionResult `json:"preemption,omitempty"`
+	// Gang is what the gang workload measured beyond Pods (every gang's
+	// pods), Bound and Latency; absent for the other workloads.
+	Gang *GangResult `json:"gang,omitempty"`
 	// SchedulerLog is the scheduler's log file.
 	SchedulerLog string `json:"schedulerLog,omitempty"`
 	// Error says why the result is incomplete.
@@ -200,8 +206,11 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := rep.writeHeader(w); err != nil {
 		return err
 	}
-	if rep.Settings.Workload == WorkloadPreemption {
+	switch rep.Settings.Workload {
+	case WorkloadPreemption:
 		return rep.writePreemptionTable(w)
+	case WorkloadGang:
+		return rep.writeGangTable(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tcontrol plane CPU s\tAPI writes/pod\t")
@@ -219,9 +228,23 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	return rep.writeNotes(w, nil)
+}
+
+// writeNotes writes under a table, per result, the lines notes gives for
+// it (none when notes is nil), then its problem if it has one, each
+// after its size and configuration.
+func (rep *Report) writeNotes(w io.Writer, notes func(Result) []string) error {
 	for _, r := range rep.Results {
+		var lines []string
+		if notes != nil {
+			lines = notes(r)
+		}
 		if msg := r.problem(); msg != "" {
-			if _, err := fmt.Fprintf(w, "%d nodes, %s: %s\n", r.Nodes, r.Config, msg); err != nil {
+			lines = append(lines, msg)
+		}
+		for _, line := range lines {
+			if _, err := fmt.Fprintf(w, "%d nodes, %s: %s\n", r.Nodes, r.Config, line); err != nil {
 				return err
 			}
 		}
@@ -273,6 +296,9 @@ func (rep *Report) writeHeader(w io.Writer) error {
 func (r Result) problem() string {
 	if r.Preemption != nil {
 		return r.preemptionProblem()
+	}
+	if r.Gang != nil {
+		return r.gangProblem()
 	}
 	switch {
 	case r.Error != "":

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/benchenv"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
 )
 
@@ -59,8 +60,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			ConfigFile:    opts.ConfigFile,
 		},
 	}
-	if opts.Workload == WorkloadPreemption {
+	switch opts.Workload {
+	case WorkloadPreemption:
 		rep.Settings.PreemptionTimeoutNs = int64(opts.PreemptionTimeout)
+	case WorkloadGang:
+		rep.Settings.GangTimeoutNs = int64(opts.GangTimeout)
 	}
 	if opts.Kubeconfig == "" {
 		rep.Settings.ResourceClaimWorkers = opts.controlPlane().ResourceClaimWorkers()
@@ -81,8 +85,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				label = fmt.Sprintf("[%d/%d] config=%s", j+1, total, c)
 			}
 			run := opts.runOne
-			if opts.Workload == WorkloadPreemption {
+			switch opts.Workload {
+			case WorkloadPreemption:
 				run = opts.runPreemption
+			case WorkloadGang:
+				run = opts.runGang
 			}
 			res, err := run(ctx, n, c, label)
 			if err != nil {
@@ -108,6 +115,9 @@ func (r Result) summary() string {
 	if r.Preemption != nil {
 		return r.preemptionSummary()
 	}
+	if r.Gang != nil {
+		return r.gangSummary()
+	}
 	return fmt.Sprintf("%d pods bound, %.1f pods/s, p50 %v, p99 %v, scheduler peak RSS %s MiB, CPU %.1fs",
 		r.Bound, r.PodsPerSecond, time.Duration(r.Latency.P50Ns).Round(time.Millisecond),
 		time.Duration(r.Latency.P99Ns).Round(time.Millisecond), fmtMiB(r.SchedulerPeakRSSBytes), r.SchedulerCPUSeconds)
@@ -128,7 +138,7 @@ type target struct {
 
 // controlPlane is the configuration of the in-process control plane.
 func (o *Options) controlPlane() controlplane.Options {
-	return controlplane.Options{ClaimWorkers: o.ClaimWorkers}
+	return controlplane.Options{ClaimWorkers: o.ClaimWorkers, APIServerFlags: o.workloadAPIServerFlags()}
 }
 
 // childFlags are the scheduler's command-line flags of configuration c
@@ -138,6 +148,7 @@ func (o *Options) childFlags(c Config) []string {
 	if gates := o.SchedulerFeatureGates(c); len(gates) > 0 {
 		flags = append(flags, "--feature-gates="+gates.String())
 	}
+	flags = append(flags, o.workloadSchedulerFlags()...)
 	return append(flags, o.SchedulerFlags...)
 }
 
@@ -158,8 +169,8 @@ func (o *Options) startTarget(ctx context.Context) (*target, error) {
 	} else {
 		// The in-process API server and controllers read this process's
 		// gates.
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(o.Shape.FeatureGates); err != nil {
-			return nil, fmt.Errorf("feature gates of shape %s: %w", o.Shape.Name, err)
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(o.requiredFeatureGates()); err != nil {
+			return nil, fmt.Errorf("feature gates of shape %s and workload %s: %w", o.Shape.Name, o.Workload, err)
 		}
 		cp, err := controlplane.Start(ctx, o.controlPlane())
 		if err != nil {
@@ -250,19 +261,12 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 			return res, err
 		}
 	}
-	res.SetupNs = int64(time.Since(setupStart))
-	o.progress("%s: set up in %v (%d nodes, %d devices, claims: %s)", label, time.Since(setupStart).Round(time.Millisecond), n, res.Devices, claimsNote(c, o.Claims))
-
-	sched, err := o.startScheduler(ctx, tgt, &res, label)
+	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart,
+		fmt.Sprintf("%d nodes, %d devices, claims: %s", n, res.Devices, claimsNote(c, o.Claims)))
 	if err != nil {
 		return res, err
 	}
 	defer sched.stop()
-
-	rec, err := podlatency.Start(ctx, client, ns)
-	if err != nil {
-		return res, err
-	}
 	defer rec.Stop()
 	if len(warmup) > 0 {
 		if err := createPods(ctx, client, rec, ns, warmup, c, o.Claims, o.Writers); err != nil {
@@ -295,14 +299,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	o.progress("%s: %d pods created in %v", label, len(pods), time.Since(submitStart).Round(time.Millisecond))
 	waitErr := waitBound(ctx, rec, pods, sched, o.Timeout, o.Stall, o.Progress, label)
 
-	if !sched.exited() {
-		after, err := sched.usage()
-		if err == nil {
-			res.SchedulerPeakRSSBytes = after.peakRSS
-			res.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
-			res.SchedulerCPUTotalSeconds = after.cpu.Seconds()
-		}
-	}
+	res.recordUsage(sched, before)
 	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil && o.Kubeconfig == "" {
 		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
 		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
@@ -319,15 +316,78 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 
 	cctx, cancel := cleanupCtx()
 	defer cancel()
-	check, err := checkClaims(cctx, client, ns)
-	if err != nil {
-		return res, errors.Join(waitErr, err)
+	_, err = res.recordClaims(cctx, client, ns, waitErr)
+	return res, err
+}
+
+// recordUsage records the scheduler's peak RSS and its CPU time since
+// before, unless it has exited.
+func (r *Result) recordUsage(sched *child, before usage) {
+	if sched.exited() {
+		return
 	}
-	res.Claims, res.ClaimsAllocated, res.DuplicateDevices = check.claims, check.allocated, check.duplicates
+	if after, err := sched.usage(); err == nil {
+		r.SchedulerPeakRSSBytes = after.peakRSS
+		r.SchedulerCPUSeconds = (after.cpu - before.cpu).Seconds()
+		r.SchedulerCPUTotalSeconds = after.cpu.Seconds()
+	}
+}
+
+// recordClaims checks the claims of ns after a run (checkClaims) and
+// records them; it returns the check and waitErr, joined with a failed
+// check or a device held twice.
+func (r *Result) recordClaims(ctx context.Context, client kubernetes.Interface, ns string, waitErr error) (claimCheck, error) {
+	check, err := checkClaims(ctx, client, ns)
+	if err != nil {
+		return check, errors.Join(waitErr, err)
+	}
+	r.Claims, r.ClaimsAllocated, r.DuplicateDevices = check.claims, check.allocated, check.duplicates
 	if check.duplicates > 0 {
 		waitErr = errors.Join(waitErr, errors.New(check.example))
 	}
-	return res, waitErr
+	return check, waitErr
+}
+
+// startInProcess starts a fresh in-process control plane with the
+// namespace of the pods and the shape's inventory of n nodes, for the
+// workloads that run there only; res gets the devices. The caller stops
+// the target.
+func (o *Options) startInProcess(ctx context.Context, n int, res *Result) (*target, inventorygen.Cluster, error) {
+	cluster := o.Shape.Cluster(n)
+	tgt, err := o.startTarget(ctx)
+	if err != nil {
+		return nil, cluster, err
+	}
+	ns := inProcessNamespace
+	if _, err := tgt.client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		tgt.stop()
+		return nil, cluster, fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	res.Devices = n * o.Shape.DevicesPerNode
+	if err := CreateInventory(ctx, tgt.client, cluster, o.Writers); err != nil {
+		tgt.stop()
+		return nil, cluster, err
+	}
+	return tgt, cluster, nil
+}
+
+// startRun ends a run's set-up: it records the set-up time since
+// setupStart in res and says so with detail, then starts the scheduler
+// child (startScheduler) and the recorder of ns's pods. The caller stops
+// both.
+func (o *Options) startRun(ctx context.Context, tgt *target, res *Result, ns, label string, setupStart time.Time, detail string) (*child, *podlatency.Recorder, error) {
+	res.SetupNs = int64(time.Since(setupStart))
+	o.progress("%s: set up in %v (%s)", label, time.Since(setupStart).Round(time.Millisecond), detail)
+	sched, err := o.startScheduler(ctx, tgt, res, label)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := podlatency.Start(ctx, tgt.client, ns)
+	if err != nil {
+		sched.stop()
+		return nil, nil, err
+	}
+	return sched, rec, nil
 }
 
 // startScheduler writes the scheduler configuration of res.Config for

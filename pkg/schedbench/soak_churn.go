@@ -3,7 +3,6 @@ package schedbench
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -210,10 +209,7 @@ func (ch *churn) checkPeriodically(ctx context.Context) {
 
 // sample reads the scheduler's heap and goroutines every SampleEvery.
 func (ch *churn) sample(ctx context.Context, sched *child, start time.Time) {
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // loopback scrape of the scheduler's self-signed certificate
-	}
+	client := loopbackClient()
 	defer client.CloseIdleConnections()
 	_ = every(ctx, ch.opts.SampleEvery, func() error {
 		values, err := scrape(ctx, client, sched.port, "go_memstats_heap_alloc_bytes", "go_memstats_next_gc_bytes", "go_goroutines", "dra_scheduler_cel_cache_bytes")
@@ -229,7 +225,9 @@ func (ch *churn) sample(ctx context.Context, sched *child, start time.Time) {
 	})
 }
 
-// scrape reads the named unlabelled metrics from the scheduler's /metrics.
+// scrape reads every series of the named metrics from the scheduler's
+// /metrics, keyed as exposed: "name" for an unlabelled metric,
+// `name{a="x",b="y"}` for a labelled one.
 func scrape(ctx context.Context, client *http.Client, port int, names ...string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
 	if err != nil {
@@ -251,12 +249,18 @@ func scrape(ctx context.Context, client *http.Client, port int, names ...string)
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || !want[name] {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
-			out[name] = v
+		series := line[:i]
+		name, _, _ := strings.Cut(series, "{")
+		if !want[name] {
+			continue
+		}
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[series] = v
 		}
 	}
 	return out, sc.Err()

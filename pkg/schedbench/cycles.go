@@ -1,0 +1,82 @@
+package schedbench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// The scheduler's own count of its scheduling cycles, from its /metrics
+// (kube-scheduler 1.37, pkg/scheduler/metrics): a pod group is placed in
+// pod-group cycles, counted by scheduler_podgroup_schedule_attempts_total
+// by result (scheduled, unschedulable, waiting_on_preemption, error) when
+// GenericWorkload is on; pods outside any group in pod cycles
+// (scheduler_schedule_attempts_total).
+const (
+	podGroupAttemptsMetric = "scheduler_podgroup_schedule_attempts_total"
+	podGroupSecondsMetric  = "scheduler_podgroup_scheduling_attempt_duration_seconds_sum"
+	podAttemptsMetric      = "scheduler_schedule_attempts_total"
+)
+
+// cycles are scheduling cycles counted by the scheduler since it started.
+type cycles struct {
+	// groups are pod-group cycles, scheduled and unschedulable of them by
+	// result; groupSeconds their summed duration.
+	groups, scheduled, unschedulable float64
+	groupSeconds                     float64
+	// pods are cycles of single pods.
+	pods float64
+}
+
+// readCycles scrapes the scheduler's cycles of the benchmark's profile.
+// The scheduler must let /metrics be read (metricsPaths).
+func readCycles(ctx context.Context, sched *child) (cycles, error) {
+	client := loopbackClient()
+	defer client.CloseIdleConnections()
+	series, err := scrape(ctx, client, sched.port, podGroupAttemptsMetric, podGroupSecondsMetric, podAttemptsMetric)
+	if err != nil {
+		return cycles{}, fmt.Errorf("read the scheduler's cycles from /metrics: %w", err)
+	}
+	profile := fmt.Sprintf("profile=%q", SchedulerName)
+	return cycles{
+		groups:        sumSeries(series, podGroupAttemptsMetric, profile),
+		scheduled:     sumSeries(series, podGroupAttemptsMetric, profile, `result="scheduled"`),
+		unschedulable: sumSeries(series, podGroupAttemptsMetric, profile, `result="unschedulable"`),
+		groupSeconds:  sumSeries(series, podGroupSecondsMetric, profile),
+		pods:          sumSeries(series, podAttemptsMetric, profile),
+	}, nil
+}
+
+// minus returns the cycles since earlier.
+func (c cycles) minus(earlier cycles) cycles {
+	return cycles{
+		groups:        c.groups - earlier.groups,
+		scheduled:     c.scheduled - earlier.scheduled,
+		unschedulable: c.unschedulable - earlier.unschedulable,
+		groupSeconds:  c.groupSeconds - earlier.groupSeconds,
+		pods:          c.pods - earlier.pods,
+	}
+}
+
+// sumSeries adds up the series of metric name (keyed as scrape returns
+// them) whose labels include every one of labels, e.g. `result="scheduled"`.
+func sumSeries(series map[string]float64, name string, labels ...string) float64 {
+	total := 0.0
+	for key, v := range series {
+		base, rest, _ := strings.Cut(key, "{")
+		if base != name {
+			continue
+		}
+		all := true
+		for _, l := range labels {
+			if !strings.Contains(rest, l) {
+				all = false
+				break
+			}
+		}
+		if all {
+			total += v
+		}
+	}
+	return total
+}

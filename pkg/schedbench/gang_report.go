@@ -1,0 +1,160 @@
+package schedbench
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/podlatency"
+)
+
+// GangResult is what the gang workload measured beyond the pods of all
+// gangs (Result.Pods), those bound (Result.Bound) and their
+// creation→bound latency (Result.Latency).
+type GangResult struct {
+	// Placement is where the gangs' pods could go, GangSize their pods
+	// (and the PodGroups' minCount), Gangs how many were created, Part
+	// the part of a device the pods fall back to (e.g. "3g.40gb").
+	Placement GangPlacement `json:"placement"`
+	GangSize  int           `json:"gangSize"`
+	Gangs     int           `json:"gangs"`
+	Part      string        `json:"part"`
+	// Placed gangs have every pod bound; Partial ones some but not all
+	// (a gang's pods run together or not at all: must be 0).
+	Placed  int `json:"placed"`
+	Partial int `json:"partial"`
+	// SpanNs runs from the first pod's creation to the last binding of a
+	// placed gang's pod; GroupsPerSecond is Placed / SpanNs.
+	SpanNs          int64   `json:"spanNs"`
+	GroupsPerSecond float64 `json:"groupsPerSecond"`
+	// Latency is, over the placed gangs, the time from the creation of a
+	// gang's first pod to the binding of its last.
+	Latency Latency `json:"latency"`
+	// Cycles are the scheduler's pod-group cycles in the run
+	// (scheduler_podgroup_schedule_attempts_total): Scheduled and
+	// Unschedulable of them by result; CyclesPerGang is Cycles / Gangs;
+	// CycleSeconds their summed duration
+	// (scheduler_podgroup_scheduling_attempt_duration_seconds). PodCycles
+	// are cycles of single pods (scheduler_schedule_attempts_total; the
+	// gangs' pods are scheduled in their group's cycles).
+	Cycles        int64   `json:"cycles"`
+	Scheduled     int64   `json:"cyclesScheduled"`
+	Unschedulable int64   `json:"cyclesUnschedulable"`
+	CyclesPerGang float64 `json:"cyclesPerGang"`
+	CycleSeconds  float64 `json:"cycleSeconds"`
+	PodCycles     int64   `json:"podCycles"`
+	// CPUSecondsPerGang is Result.SchedulerCPUSeconds / Gangs: the
+	// scheduler tries every gang, placed or not, until the run ends.
+	CPUSecondsPerGang float64 `json:"schedulerCPUSecondsPerGang"`
+	// WholeDevices and PartDevices are the allocated claims' devices
+	// chosen as whole devices and as parts.
+	WholeDevices int `json:"wholeDevices"`
+	PartDevices  int `json:"partDevices"`
+}
+
+// setCycles records the scheduler's cycles of the run.
+func (g *GangResult) setCycles(c cycles) {
+	g.Cycles, g.Scheduled, g.Unschedulable = int64(c.groups), int64(c.scheduled), int64(c.unschedulable)
+	g.CycleSeconds, g.PodCycles = c.groupSeconds, int64(c.pods)
+	if g.Gangs > 0 {
+		g.CyclesPerGang = c.groups / float64(g.Gangs)
+	}
+}
+
+// record counts the placed and partly bound gangs of members (their pods'
+// names, by gang) and measures the placed ones.
+func (g *GangResult) record(rec *podlatency.Recorder, members [][]string) {
+	var lat []time.Duration
+	var first, last time.Time
+	for _, pods := range members {
+		bound, created, done := rec.Samples(pods)
+		if first.IsZero() || (!created.IsZero() && created.Before(first)) {
+			first = created
+		}
+		switch {
+		case len(bound) == len(pods):
+			g.Placed++
+			lat = append(lat, done.Sub(created))
+			if done.After(last) {
+				last = done
+			}
+		case len(bound) > 0:
+			g.Partial++
+		}
+	}
+	g.Latency = Summarize(lat)
+	if g.Placed > 0 && last.After(first) {
+		g.SpanNs = int64(last.Sub(first))
+		g.GroupsPerSecond = float64(g.Placed) / last.Sub(first).Seconds()
+	}
+}
+
+// gangProblem describes what is wrong with a gang result, or "". Gangs
+// left pending are a problem only for a configuration other than in-tree
+// on nodes of their own, where every gang fits if its devices are chosen
+// jointly: kube-scheduler 1.37's DynamicResources chooses pod by pod and
+// strands them (recorded, not a failure), and gangs that may go anywhere
+// compete for the same devices.
+func (r Result) gangProblem() string {
+	g := r.Gang
+	switch {
+	case r.Error != "":
+		return r.Error
+	case r.DuplicateDevices > 0:
+		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
+	case g.Partial > 0:
+		return fmt.Sprintf("%d gangs have only some of their pods bound", g.Partial)
+	case r.Config != ConfigInTree && g.Placement == GangOwnNode && g.Placed < g.Gangs:
+		return fmt.Sprintf("only %d of %d gangs placed, each on a node where its devices fit jointly", g.Placed, g.Gangs)
+	case r.ClaimsAllocated != r.Bound:
+		return fmt.Sprintf("%d claims allocated for %d bound pods: a pending gang holds devices", r.ClaimsAllocated, r.Bound)
+	}
+	return ""
+}
+
+// gangSummary is the progress line of a finished gang result.
+func (r Result) gangSummary() string {
+	g := r.Gang
+	return fmt.Sprintf("%d of %d gangs placed (%d pods), %s groups/s, %d pod-group cycles, gang p50 %s, p99 %s, scheduler CPU %.2fs",
+		g.Placed, g.Gangs, r.Bound, fmtFloat(g.GroupsPerSecond), g.Cycles,
+		fmtNs(g.Latency.P50Ns, g.Placed), fmtNs(g.Latency.P99Ns, g.Placed), r.SchedulerCPUSeconds)
+}
+
+// writeGangTable writes one row per gang result, then a line per
+// configuration that left gangs pending and the problems of failed
+// results. time is GangResult.SpanNs.
+func (rep *Report) writeGangTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "nodes\tconfig\tgangs\tplaced\tpods bound\ttime\tgroups/s\tcycles\tcycles/gang\tms/cycle\tsched CPU s\tCPU ms/gang\tgang p50\tgang p99\twhole\tparts\t")
+	for _, r := range rep.Results {
+		g := r.gangOrEmpty()
+		msPerCycle := "-"
+		if g.Cycles > 0 {
+			msPerCycle = fmtFloat(1000 * g.CycleSeconds / float64(g.Cycles))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n",
+			r.Nodes, r.Config, g.Gangs, g.Placed, r.Bound, fmtNs(g.SpanNs, g.Placed), fmtFloat(g.GroupsPerSecond),
+			g.Cycles, fmtFloat(g.CyclesPerGang), msPerCycle, fmtFloat(r.SchedulerCPUSeconds),
+			fmtMillis(time.Duration(g.CPUSecondsPerGang*float64(time.Second))),
+			fmtNs(g.Latency.P50Ns, g.Placed), fmtNs(g.Latency.P99Ns, g.Placed), g.WholeDevices, g.PartDevices)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return rep.writeNotes(w, func(r Result) []string {
+		if g := r.gangOrEmpty(); r.Error == "" && g.Placed < g.Gangs {
+			return []string{fmt.Sprintf("%d of %d gangs of %d still pending after %v", g.Gangs-g.Placed, g.Gangs, g.GangSize, time.Duration(rep.Settings.GangTimeoutNs))}
+		}
+		return nil
+	})
+}
+
+// gangOrEmpty is r.Gang, or an empty one for a result that failed before
+// it was made.
+func (r Result) gangOrEmpty() GangResult {
+	if r.Gang == nil {
+		return GangResult{}
+	}
+	return *r.Gang
+}
