@@ -283,3 +283,29 @@ func mapping(c *v1.Container, name v1.ResourceName, request string) v1.Container
 // placeholderUID is the UID in-flight bookkeeping uses for the claim until
 // it exists.
 func (x *extendedState) placeholderUID() types.UID { return x.template.UID }
+
+// extendedResourcesAppeared names an extended resource the pod asks for
+// that a DeviceClass provides now although PreFilter found none (x nil):
+// the class arrived during the cycle, after this plugin's PreFilter and
+// before NodeResourcesFit's, which then left the resource to DRA. Binding
+// the pod would give it neither devices nor node capacity; "" when there
+// is none (the common case costs a look at the containers' requests).
+func (pl *DRAAllocator) extendedResourcesAppeared(pod *v1.Pod, x *extendedState) v1.ResourceName {
+	if x != nil || !pl.fts.EnableDRAExtendedResource {
+		return ""
+	}
+	resolver := pl.draManager.DeviceClassResolver()
+	if resolver == nil {
+		return ""
+	}
+	for _, cs := range [][]v1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range cs {
+			for name := range cs[i].Resources.Requests {
+				if schedutil.IsDRAExtendedResourceName(name) && resolver.GetDeviceClass(name) != nil {
+					return name
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -2,11 +2,15 @@ package draallocator
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
 func TestExtendedRequestsFollowContainerLifetimes(t *testing.T) {
@@ -74,5 +78,50 @@ func TestExtendedRequestsFollowContainerLifetimes(t *testing.T) {
 				t.Errorf("mappings %s, want %s", got, tc.wantMappings)
 			}
 		})
+	}
+}
+
+// TestAClassForAnExtendedResourceThatAppearsMidCycleFailsReserve: the pod
+// asks for an extended resource no DeviceClass provides at PreFilter; the
+// class arrives before Reserve (NodeResourcesFit, whose PreFilter runs
+// later, may then leave the resource to DRA). Reserve fails the attempt
+// with an error, so that the pod is retried, instead of letting it bind
+// with neither devices nor node capacity; the retry allocates a claim.
+func TestAClassForAnExtendedResourceThatAppearsMidCycleFailsReserve(t *testing.T) {
+	node := objects.MakeNode("node-1").Obj()
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{node},
+		objects.MakeSlice("node-1", testDriver, "node-1").Device("dev-0", nil).Obj())
+	pl := h.plugins[0]
+	pod := objects.MakePod("late-class", testNamespace).Obj()
+	pod.UID = "pod-late-class"
+	one := v1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	pod.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: one, Limits: one}
+	c, st := h.filter(pl, pod)
+	if st != nil {
+		t.Fatalf("PreFilter: %v", st)
+	}
+
+	class := objects.DeviceClass(testDriver, testDriver)
+	class.Spec.ExtendedResourceName = ptr.To("example.com/gpu")
+	h.create(class)
+	h.eventually("the extended resource to map to the class", func() bool {
+		return h.manager.DeviceClassResolver().GetDeviceClass("example.com/gpu") != nil
+	})
+	c.feasible = []string{"node-1"}
+	st = c.reserve()
+	if st.Code() != fwk.Error || !strings.Contains(st.Message(), "a DeviceClass for extended resource example.com/gpu appeared while the pod was being scheduled") {
+		t.Fatalf("Reserve after the class appeared: %v, want an error naming the extended resource", st)
+	}
+	c.unreserve()
+
+	retry, st := h.filter(pl, pod)
+	if st != nil || len(retry.feasible) != 1 {
+		t.Fatalf("retry fits on %v (PreFilter: %v), want node-1", retry.feasible, st)
+	}
+	if st := retry.reserve(); !st.IsSuccess() {
+		t.Fatalf("Reserve of the retry: %v", st)
+	}
+	if s, err := getState(retry.state); err != nil || s.ext == nil {
+		t.Errorf("the retry has no extended-resource claim to allocate (state %+v, %v)", s, err)
 	}
 }

@@ -28,6 +28,12 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	if err != nil {
 		return statusError(klog.FromContext(ctx), err)
 	}
+	if name := pl.extendedResourcesAppeared(pod, s.ext); name != "" {
+		// An error, so the pod is retried after backoff, not left waiting
+		// for an event that has come already; the next attempt allocates
+		// the resource.
+		return statusError(klog.FromContext(ctx), fmt.Errorf("a DeviceClass for extended resource %s appeared while the pod was being scheduled", name), "pod", klog.KObj(pod))
+	}
 	if s.empty() || s.alloc == nil && len(s.reused) == 0 && s.na == nil {
 		return nil
 	}
