@@ -287,7 +287,8 @@ func (x *extendedState) placeholderUID() types.UID { return x.template.UID }
 // extendedResourcesAppeared names an extended resource the pod asks for
 // that a DeviceClass provides now although PreFilter found none (x nil):
 // the class arrived during the cycle, after this plugin's PreFilter and
-// before NodeResourcesFit's, which then left the resource to DRA. Binding
+// before NodeResourcesFit's Filter looked the resource up
+// (shouldDelegateResourceToDRA) and left it to DRA. Binding
 // the pod would give it neither devices nor node capacity; "" when there
 // is none (the common case costs a look at the containers' requests).
 func (pl *DRAAllocator) extendedResourcesAppeared(pod *v1.Pod, x *extendedState) v1.ResourceName {
