@@ -10,8 +10,9 @@ import (
 // (kube-scheduler 1.37, pkg/scheduler/metrics): a pod group is placed in
 // pod-group cycles, counted by scheduler_podgroup_schedule_attempts_total
 // by result (scheduled, unschedulable, waiting_on_preemption, error) when
-// GenericWorkload is on; pods outside any group in pod cycles
-// (scheduler_schedule_attempts_total).
+// GenericWorkload is on. scheduler_schedule_attempts_total counts pods:
+// one per pod outside any group per cycle, and one per member a pod-group
+// cycle tried (a cycle of a gang of 8 counts 8, placed or not).
 const (
 	podGroupAttemptsMetric = "scheduler_podgroup_schedule_attempts_total"
 	podGroupSecondsMetric  = "scheduler_podgroup_scheduling_attempt_duration_seconds_sum"
@@ -24,7 +25,8 @@ type cycles struct {
 	// result; groupSeconds their summed duration.
 	groups, scheduled, unschedulable float64
 	groupSeconds                     float64
-	// pods are cycles of single pods.
+	// pods are pod attempts: single pods' cycles and the members each
+	// pod-group cycle tried.
 	pods float64
 }
 

@@ -36,8 +36,9 @@ type GangResult struct {
 	// Unschedulable of them by result; CyclesPerGang is Cycles / Gangs;
 	// CycleSeconds their summed duration
 	// (scheduler_podgroup_scheduling_attempt_duration_seconds). PodCycles
-	// are cycles of single pods (scheduler_schedule_attempts_total; the
-	// gangs' pods are scheduled in their group's cycles).
+	// are the pod attempts kube-scheduler counted
+	// (scheduler_schedule_attempts_total): one per member of every
+	// pod-group cycle, as the gangs' pods have no cycles of their own.
 	Cycles        int64   `json:"cycles"`
 	Scheduled     int64   `json:"cyclesScheduled"`
 	Unschedulable int64   `json:"cyclesUnschedulable"`
