@@ -61,6 +61,8 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"the preemption workload draws no chart", []string{"scheduler", "--workload", "preemption", "--chart", "x.svg"}, 2, "", "--chart draws throughput"},
 		{"--gang-size goes with the gang workload", []string{"scheduler", "--gang-size", "4"}, 2, "", "--gang-size, --gangs, --gang-placement and --gang-timeout go with --workload gang"},
 		{"a gang of one pod is a usage error", []string{"scheduler", "--workload", "gang", "--gang-size", "1"}, 2, "", "--gang-size 1: want at least 2"},
+		{"a gang timeout of zero is a usage error", []string{"scheduler", "--workload", "gang", "--gang-timeout", "0s"}, 2, "", "--gang-timeout 0s: want a positive duration"},
+		{"negative gangs are a usage error", []string{"scheduler", "--workload", "gang", "--gangs", "-1"}, 2, "", "--gangs -1: want at least 1"},
 		{"an unknown gang placement is a usage error", []string{"scheduler", "--workload", "gang", "--gang-placement", "rack"}, 2, "", `--gang-placement: unknown gang placement "rack"`},
 		{"the gang workload needs a shape whose devices have parts", []string{"scheduler", "--workload", "gang", "--shape", "h100", "--log-dir", t.TempDir()}, 2, "", "shape h100 announces no parts of its devices"},
 		{"the gang workload takes at most one gang per node of their own", []string{"scheduler", "--workload", "gang", "--nodes", "2", "--gangs", "3", "--log-dir", t.TempDir()}, 2, "", "3 gangs on 2 nodes of their own"},

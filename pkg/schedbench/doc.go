@@ -41,6 +41,19 @@
 // and keeps kube-scheduler's os.Exit on shutdown away from the tool. Its log
 // goes to a file in Options.LogDir.
 //
+// # Workloads
+//
+// Options.Workload says what a cell measures. WorkloadBurst is the above.
+// WorkloadPreemption (preemption.go) fills every device with low-priority
+// pods, then measures high-priority preemptors that get devices only by
+// evicting them. WorkloadGang (gang.go) creates gangs, PodGroups with
+// GenericWorkload on, whose pods prefer a whole device and fall back to a
+// part, on nodes where a gang fits only if its devices are chosen jointly,
+// and counts the gangs placed and the scheduler's pod-group cycles (read
+// from its /metrics, cycles.go). Both run on the in-process control plane
+// only, ours beside in-tree; what in-tree cannot do (preempt for devices,
+// place such a gang) is reported, not failed.
+//
 // # Soak
 //
 // Soak (soak.go, soak_churn.go) runs configuration ours alone for a long
