@@ -91,7 +91,8 @@ func (g *GangResult) record(rec *podlatency.Recorder, members [][]string) {
 	}
 }
 
-// gangProblem describes what is wrong with a gang result, or "". Gangs
+// gangProblem describes what is wrong with a gang result without an error
+// or a device held twice (problem checks those), or "". Gangs
 // left pending are a problem only for a configuration other than in-tree
 // on nodes of their own, where every gang fits if its devices are chosen
 // jointly: kube-scheduler 1.37's DynamicResources chooses pod by pod and
@@ -100,10 +101,6 @@ func (g *GangResult) record(rec *podlatency.Recorder, members [][]string) {
 func (r Result) gangProblem() string {
 	g := r.Gang
 	switch {
-	case r.Error != "":
-		return r.Error
-	case r.DuplicateDevices > 0:
-		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
 	case g.Partial > 0:
 		return fmt.Sprintf("%d gangs have only some of their pods bound", g.Partial)
 	case r.Config != ConfigInTree && g.Placement == GangOwnNode && g.Placed < g.Gangs:

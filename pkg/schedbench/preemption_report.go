@@ -38,8 +38,9 @@ type PreemptorSize struct {
 	Latency    Latency `json:"latency"`
 }
 
-// preemptionProblem describes what is wrong with a preemption result, or
-// "". Preemptors left pending are a problem for every configuration but
+// preemptionProblem describes what is wrong with a preemption result
+// without an error or a device held twice (problem checks those), or "".
+// Preemptors left pending are a problem for every configuration but
 // in-tree, whose plugin cannot preempt for devices (Kubernetes 1.37):
 // its result records that, it is not a failure. More victims than the
 // minimum is a problem for every configuration, and so is a different
@@ -47,10 +48,6 @@ type PreemptorSize struct {
 func (r Result) preemptionProblem() string {
 	p := r.Preemption
 	switch {
-	case r.Error != "":
-		return r.Error
-	case r.DuplicateDevices > 0:
-		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
 	case p.Victims > p.MinVictims:
 		return fmt.Sprintf("%d low-priority pods evicted, more than the %d devices the preemptors need", p.Victims, p.MinVictims)
 	case r.Config != ConfigInTree && r.Bound < r.Pods:

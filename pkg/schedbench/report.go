@@ -294,17 +294,15 @@ func (rep *Report) writeHeader(w io.Writer) error {
 
 // problem describes what is wrong with a result, or "".
 func (r Result) problem() string {
-	if r.Preemption != nil {
-		return r.preemptionProblem()
-	}
-	if r.Gang != nil {
-		return r.gangProblem()
-	}
 	switch {
 	case r.Error != "":
 		return r.Error
 	case r.DuplicateDevices > 0:
 		return fmt.Sprintf("%d device(s) allocated twice", r.DuplicateDevices)
+	case r.Preemption != nil:
+		return r.preemptionProblem()
+	case r.Gang != nil:
+		return r.gangProblem()
 	case r.Bound < r.Pods:
 		return fmt.Sprintf("only %d of %d pods bound", r.Bound, r.Pods)
 	case r.Config.HasClaims() && r.ClaimsAllocated < r.Claims-r.PendingPods:
