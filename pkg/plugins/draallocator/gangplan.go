@@ -272,11 +272,17 @@ func (pl *DRAAllocator) fitBesideSiblings(ctx context.Context, s *stateData, pod
 	if n == 0 {
 		return nil, false
 	}
-	fits, err := s.alloc.FitsWithin(ctx, node, append(slices.Clone(claims), siblings...), timeout)
+	// The devices, not only whether they fit: the joint search is the
+	// expensive part, and Score and Reserve read the pod's share from the
+	// cache instead of searching again.
+	results, err := s.alloc.AllocateWithin(ctx, node, append(slices.Clone(claims), siblings...), timeout)
 	if err != nil {
 		return nil, false
 	}
-	if fits {
+	if results != nil {
+		s.mu.Lock()
+		s.results[node.Name] = results[:len(claims)]
+		s.mu.Unlock()
 		return nil, true
 	}
 	// Would the pod fit alone? Then the node is only kept for the plan.
