@@ -51,6 +51,9 @@ type gangPlan struct {
 	// claims the plan allocates.
 	planned map[types.UID]string
 	claims  map[types.UID][]*resourceapi.ResourceClaim
+	// onNode lists the members planned on each node, by UID: Filter asks
+	// on every node.
+	onNode map[string][]types.UID
 	// short, when set, is why the group cannot run: the plan places fewer
 	// pods than the PodGroup's minCount.
 	short string
@@ -78,17 +81,13 @@ func (m *gangMember) siblingsOn(node string) (claims []*resourceapi.ResourceClai
 	p := m.plan
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	uids := make([]types.UID, 0, 4)
-	for uid, n := range p.planned {
-		if n == node && uid != m.uid && !p.placed[uid] {
-			uids = append(uids, uid)
+	for _, uid := range p.onNode[node] {
+		if uid != m.uid && !p.placed[uid] {
+			claims = append(claims, p.claims[uid]...)
+			members++
 		}
 	}
-	slices.Sort(uids)
-	for _, uid := range uids {
-		claims = append(claims, p.claims[uid]...)
-	}
-	return claims, len(uids)
+	return claims, members
 }
 
 // setPlaced marks the member placed or not in the cycle's trial.
@@ -138,7 +137,8 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	name := *pod.Spec.SchedulingGroup.PodGroupName
 	lister := pl.handle.SnapshotSharedLister()
 	plan := &gangPlan{group: pod.Namespace + "/" + name, placement: cs.GetPlacementCycleState(),
-		planned: map[types.UID]string{}, claims: map[types.UID][]*resourceapi.ResourceClaim{}, placed: map[types.UID]bool{}}
+		planned: map[types.UID]string{}, claims: map[types.UID][]*resourceapi.ResourceClaim{}, onNode: map[string][]types.UID{},
+		placed: map[types.UID]bool{}}
 	pods := map[types.UID]*v1.Pod{pod.UID: pod}
 	if state, err := lister.PodGroupStates().Get(pod.Namespace, name); err == nil {
 		for _, p := range state.UnscheduledPods() {
@@ -165,6 +165,7 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 		plan.claims[uid] = m.Claims
 		if node, ok := result.Nodes[m.Name]; ok {
 			plan.planned[uid] = node
+			plan.onNode[node] = append(plan.onNode[node], uid) // in UID order: members are
 		}
 	}
 	need := len(members) + withoutDevices
@@ -277,6 +278,8 @@ func (pl *DRAAllocator) fitBesideSiblings(ctx context.Context, s *stateData, pod
 	// cache instead of searching again.
 	results, err := s.alloc.AllocateWithin(ctx, node, append(slices.Clone(claims), siblings...), timeout)
 	if err != nil {
+		// The plain check reports it (an invalid pool, a time-out), for
+		// the pod's claims alone.
 		return nil, false
 	}
 	if results != nil {

@@ -41,7 +41,7 @@ import (
 // profile. All profiles' plugins come from one factory, as in a
 // scheduler.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	client  *fake.Clientset
 	manager *dynamicresources.DefaultDRAManager
@@ -88,7 +88,7 @@ func (h *harness) Activate(_ klog.Logger, pods map[string]*v1.Pod) { h.activated
 
 // newHarness starts the informers over objs and builds a plugin for each
 // profile name.
-func newHarness(t *testing.T, hooks *Hooks, profiles []string, nodes []*v1.Node, objs ...runtime.Object) *harness {
+func newHarness(t testing.TB, hooks *Hooks, profiles []string, nodes []*v1.Node, objs ...runtime.Object) *harness {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)

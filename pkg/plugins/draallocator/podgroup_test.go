@@ -54,7 +54,7 @@ func twoNodeGangCluster() ([]*v1.Node, []runtime.Object) {
 
 // withPodGroups turns GenericWorkload on, and DRAWorkloadResourceClaims
 // if claimsForGroups is set, for the plugins the test builds.
-func withPodGroups(t *testing.T, claimsForGroups bool) {
+func withPodGroups(t testing.TB, claimsForGroups bool) {
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{
 		features.GenericWorkload:           true,
 		features.DRAWorkloadResourceClaims: claimsForGroups,

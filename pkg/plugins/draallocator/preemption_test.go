@@ -155,7 +155,7 @@ func (c *cycle) filterChanged(node string, nominated []*v1.Pod, removed ...*v1.P
 	return c.pl.Filter(c.h.ctx, cs, c.pod, ni)
 }
 
-func podInfo(t *testing.T, pod *v1.Pod) fwk.PodInfo {
+func podInfo(t testing.TB, pod *v1.Pod) fwk.PodInfo {
 	t.Helper()
 	pi, err := framework.NewPodInfo(pod)
 	if err != nil {
