@@ -20,7 +20,7 @@ type Gang struct {
 	Group string `json:"group"`
 	// Pending counts the group's pods not bound, the asked pod included.
 	Pending int `json:"pending"`
-	// Need is how many of them must fit: the gang's minCount, or all.
+	// Need is how many of them must fit: the gang's minCount, or one.
 	Need int `json:"need"`
 	// Fit is how many fit together: pods whose devices the plan places,
 	// plus pods that need no devices.
@@ -94,7 +94,8 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		}
 		members = append(members, allocator.GangMember{Name: p.pod.Name, Claims: own, Class: allocator.GangClass(p.pod, own), Nodes: nodes})
 	}
-	g.Need = g.Pending
+	// A gang needs its minCount; pods of another group run on their own.
+	g.Need = 1
 	if pg := c.podGroup(pod.Namespace, name); pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
 		g.Need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
 	}

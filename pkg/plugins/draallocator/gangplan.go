@@ -165,10 +165,11 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 		plan.claims[uid] = m.Claims
 		if node, ok := result.Nodes[m.Name]; ok {
 			plan.planned[uid] = node
-			plan.onNode[node] = append(plan.onNode[node], uid) // in UID order: members are
+			plan.onNode[node] = append(plan.onNode[node], uid) // members come in UID order
 		}
 	}
-	need := len(members) + withoutDevices
+	// A gang needs its minCount; pods of another group run on their own.
+	need := 1
 	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil && pg.Spec.SchedulingPolicy.Gang != nil {
 		need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
 	}

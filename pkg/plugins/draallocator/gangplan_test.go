@@ -56,8 +56,8 @@ func wholeElseHalf(pod string) *resourceapi.ResourceClaim {
 	return objects.Claim(pod+"-gpu", testNamespace, resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{req}}})
 }
 
-// gangOf is the PodGroup "gang" needing minCount pods, and its pods
-// pod-0..pod-(n-1), each with its claim from wholeElseHalf.
+// gangOf is the PodGroup "gang" needing minCount pods (first), and its
+// pods pod-0..pod-(n-1), each with its claim from wholeElseHalf.
 func gangOf(n int, minCount int32) []runtime.Object {
 	objs := []runtime.Object{&schedulingapi.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
@@ -432,5 +432,32 @@ func TestAPodIsKeptOffANodePlannedForASiblingWithNoRoomForBoth(t *testing.T) {
 	second, st := h.filterInGroup(h.plugins[0], gangPod("pod-1"), group)
 	if st != nil || len(second.feasible) != 1 || second.feasible[0] == first.feasible[0] {
 		t.Fatalf("pod-1 fits on %v (PreFilter %v), want the other node than pod-0's %s", second.feasible, st, first.feasible[0])
+	}
+}
+
+// TestPodsOfABasicGroupAreNotFailedForTheGroup: a PodGroup without a gang
+// policy needs no minimum: of three pods that each prefer the one GPU
+// whole, the two the plan places get a half each, and the third is kept
+// off the node planned for them, with the plan's reason, not failed for
+// the group.
+func TestPodsOfABasicGroupAreNotFailedForTheGroup(t *testing.T) {
+	withPodGroups(t, false)
+	group := gangOf(3, 3)
+	group[0].(*schedulingapi.PodGroup).Spec.SchedulingPolicy = schedulingapi.PodGroupSchedulingPolicy{Basic: &schedulingapi.BasicSchedulingPolicy{}}
+	objs := append(partitionedGPUs([]string{"node-1"}, 1), group...)
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{objects.MakeNode("node-1").Obj()}, objs...)
+	_, devices, failures := runGangCycle(t, h, []*v1.Pod{gangPod("pod-0"), gangPod("pod-1"), gangPod("pod-2")})
+	if len(devices) != 2 || len(failures) != 1 {
+		t.Fatalf("devices %v, failures %v; want two pods placed with halves and one failed", devices, failures)
+	}
+	for pod, d := range devices {
+		if !strings.Contains(d, "-half-") {
+			t.Errorf("%s got %s, want a half", pod, d)
+		}
+	}
+	for pod, msg := range failures {
+		if strings.Contains(msg, "it needs") {
+			t.Errorf("%s failed for the group (%q), want only its own node's answer", pod, msg)
+		}
 	}
 }
