@@ -20,6 +20,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/gangoracle"
 )
 
 const (
@@ -368,32 +369,19 @@ func dropTakenTwice(devices []resourceapi.DeviceRequestAllocationResult) []resou
 	return out
 }
 
-// bruteForceGang tries every assignment of members to nodes, member by
-// member, abandoning a partial assignment as soon as a node's members do
-// not fit together (they would not with more members either).
+// bruteForceGang asks the reference (gangoracle) whether the members can
+// all be placed.
 func bruteForceGang(t *testing.T, a *allocator.Allocator, members []allocator.GangMember, nodes []*v1.Node) bool {
 	t.Helper()
-	on := make([][]*resourceapi.ResourceClaim, len(nodes))
-	var try func(i int) bool
-	try = func(i int) bool {
-		if i == len(members) {
-			return true
-		}
-		for n, node := range nodes {
-			before := on[n]
-			on[n] = append(slices.Clone(before), members[i].Claims...)
-			fits, err := a.Fits(context.Background(), node, on[n])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fits && try(i+1) {
-				return true
-			}
-			on[n] = before
-		}
-		return false
+	pods := make([][]*resourceapi.ResourceClaim, len(members))
+	for i, m := range members {
+		pods[i] = m.Claims
 	}
-	return try(0)
+	exists, err := gangoracle.AssignmentExists(context.Background(), a, nodes, pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exists
 }
 
 // BenchmarkPlanGang plans issue 32's bound: a gang of 64 pods of 8 GPUs

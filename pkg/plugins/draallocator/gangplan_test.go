@@ -22,6 +22,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/gangoracle"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -276,8 +277,9 @@ func preferringClasses(pod string, classes ...string) *resourceapi.ResourceClaim
 	return wholeElseHalf(pod)
 }
 
-// jointAssignmentExists searches every assignment of the claims (one per
-// pod) to nodes with an allocator of its own over objs' slices and classes.
+// jointAssignmentExists asks the reference (gangoracle), with an allocator
+// of its own over objs' slices and classes, whether the claims (one per
+// pod) can all be placed.
 func jointAssignmentExists(t *testing.T, objs []runtime.Object, nodes []*v1.Node, claims []*resourceapi.ResourceClaim) bool {
 	t.Helper()
 	var resourceSlices []*resourceapi.ResourceSlice
@@ -295,27 +297,15 @@ func jointAssignmentExists(t *testing.T, objs []runtime.Object, nodes []*v1.Node
 	if err != nil {
 		t.Fatal(err)
 	}
-	on := make([][]*resourceapi.ResourceClaim, len(nodes))
-	var try func(i int) bool
-	try = func(i int) bool {
-		if i == len(claims) {
-			return true
-		}
-		for k, node := range nodes {
-			before := on[k]
-			on[k] = append(append([]*resourceapi.ResourceClaim(nil), before...), claims[i])
-			fits, err := a.Fits(context.Background(), node, on[k])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fits && try(i+1) {
-				return true
-			}
-			on[k] = before
-		}
-		return false
+	pods := make([][]*resourceapi.ResourceClaim, len(claims))
+	for i, c := range claims {
+		pods[i] = []*resourceapi.ResourceClaim{c}
 	}
-	return try(0)
+	exists, err := gangoracle.AssignmentExists(context.Background(), a, nodes, pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exists
 }
 
 // checkHalvesPerGPU checks that no GPU gives more than two slices' worth
