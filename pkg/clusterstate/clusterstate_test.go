@@ -7,8 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	cgotesting "k8s.io/client-go/testing"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
@@ -119,5 +121,31 @@ func TestNodesNamedBySlicesMakesUpOnlyTheUnknownNodes(t *testing.T) {
 	got := clusterstate.NodesNamedBySlices(slices, []*v1.Node{objects.MakeNode("node-b").Obj()})
 	if len(got) != 2 || got[0].Name != "node-a" || got[1].Name != "node-c" || got[0].Labels[v1.LabelHostname] != "node-a" {
 		t.Errorf("made up %v, want node-a then node-c (node-b is known), labelled with their hostname", got)
+	}
+}
+
+// TestGetReadsAClaimThePodsStatusNamesAsItWasRead: the resourceclaim
+// controller creates a pod's claim and then names it in the pod's status;
+// a claim created just before the pod is read must be among the claims
+// read (the pod is read first), or explain would call it missing.
+func TestGetReadsAClaimThePodsStatusNamesAsItWasRead(t *testing.T) {
+	pod := objects.MakePod("trainer", "team").ClaimFromTemplate("gpu", "one-gpu").Obj()
+	client := fake.NewClientset(pod, objects.ClaimTemplate("one-gpu", "team", "gpu", "gpu.example.com", 1))
+	// The controller's work lands while Get reads the pod.
+	client.PrependReactor("get", "pods", func(cgotesting.Action) (bool, runtime.Object, error) {
+		claim := objects.Claim("trainer-gpu-x7k2p", "team", objects.ClaimSpec("gpu", "gpu.example.com", 1))
+		if err := client.Tracker().Add(claim); err != nil && !apierrors.IsAlreadyExists(err) {
+			return true, nil, err
+		}
+		named := pod.DeepCopy()
+		named.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: &claim.Name}}
+		return true, named, nil
+	})
+	objs, err := clusterstate.Get(t.Context(), client, clusterstate.Query{Namespace: "team", Pod: "trainer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs.Claims) != 1 || objs.Claims[0].Name != "trainer-gpu-x7k2p" {
+		t.Errorf("claims read %v, want the one the pod's status names", objs.Claims)
 	}
 }

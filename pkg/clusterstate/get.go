@@ -27,6 +27,16 @@ type Query struct {
 func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, error) {
 	objs := &Objects{}
 	list := metav1.ListOptions{}
+	// The pod before the claims: a claim its status names (the
+	// resourceclaim controller creates it, then records it) is then in the
+	// list of claims read after.
+	var pod *v1.Pod
+	if q.Pod != "" {
+		var err error
+		if pod, err = getPodObjects(ctx, client, objs, q); err != nil {
+			return nil, err
+		}
+	}
 	nodes, err := client.CoreV1().Nodes().List(ctx, list)
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
@@ -67,9 +77,23 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 			objs.TaintRules = append(objs.TaintRules, &rules.Items[i])
 		}
 	}
-	if q.Pod == "" {
+	if pod == nil {
 		return objs, nil
 	}
+	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
+	if err != nil {
+		return nil, fmt.Errorf("list resourceclaimtemplates in %s: %w", q.Namespace, err)
+	}
+	for i := range templates.Items {
+		objs.Templates = append(objs.Templates, &templates.Items[i])
+	}
+	return objs, nil
+}
+
+// getPodObjects reads the pod q asks about and adds it, with the pods and
+// PodDisruptionBudgets preemption needs (q.Preemption) and the pod's
+// PodGroup with its pending pods.
+func getPodObjects(ctx context.Context, client kubernetes.Interface, objs *Objects, q Query) (*v1.Pod, error) {
 	pod, err := client.CoreV1().Pods(q.Namespace).Get(ctx, q.Pod, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("get pod %s/%s: %w", q.Namespace, q.Pod, err)
@@ -85,14 +109,7 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 			return nil, err
 		}
 	}
-	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
-	if err != nil {
-		return nil, fmt.Errorf("list resourceclaimtemplates in %s: %w", q.Namespace, err)
-	}
-	for i := range templates.Items {
-		objs.Templates = append(objs.Templates, &templates.Items[i])
-	}
-	return objs, nil
+	return pod, nil
 }
 
 // getPreemptionObjects adds the pods bound to nodes that are not done
