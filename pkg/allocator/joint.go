@@ -3,6 +3,8 @@ package allocator
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -31,18 +33,22 @@ type GangMember struct {
 	Nodes []*v1.Node
 }
 
-// GangClass is a Class for a pod's member: pods with the same claim
-// specs and the same constraints on nodes (node selector, affinity,
-// tolerations) are interchangeable.
-func GangClass(pod *v1.Pod, claims []*resourceapi.ResourceClaim) string {
+// GangClass is a Class for a member with these claims and eligible nodes:
+// members whose claims have the same specs and who may go to the same
+// nodes are interchangeable. The nodes stand for every constraint that
+// decides them (node selector, affinity, tolerations, allocated claims).
+func GangClass(claims []*resourceapi.ResourceClaim, nodes []*v1.Node) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	for _, c := range claims {
 		_ = enc.Encode(c.Spec)
 	}
-	_ = enc.Encode(pod.Spec.NodeSelector)
-	_ = enc.Encode(pod.Spec.Affinity)
-	_ = enc.Encode(pod.Spec.Tolerations)
+	h := sha256.New()
+	for _, n := range nodes {
+		h.Write([]byte(n.Name))
+		h.Write([]byte{0})
+	}
+	b.WriteString(hex.EncodeToString(h.Sum(nil)))
 	return b.String()
 }
 

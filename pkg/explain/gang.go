@@ -10,6 +10,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
 // Gang is the answer for the pod's PodGroup: DRAAllocator places a
@@ -46,7 +47,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 	type pending struct {
 		pod    *v1.Pod
 		claims []*resourceapi.ResourceClaim
-		nodes  *nodeCheck
+		nodes  *nodecheck.Check
 	}
 	var all []pending
 	for _, p := range c.groupPods(pod.Namespace, name) {
@@ -86,13 +87,8 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 			g.Fit++
 			continue
 		}
-		var nodes []*v1.Node
-		for _, n := range c.nodes {
-			if p.nodes.reject(n) == "" {
-				nodes = append(nodes, n)
-			}
-		}
-		members = append(members, allocator.GangMember{Name: p.pod.Name, Claims: own, Class: allocator.GangClass(p.pod, own), Nodes: nodes})
+		nodes := p.nodes.Eligible(c.nodes)
+		members = append(members, allocator.GangMember{Name: p.pod.Name, Claims: own, Class: allocator.GangClass(own, nodes), Nodes: nodes})
 	}
 	// A gang needs its minCount; pods of another group run on their own.
 	g.Need = 1

@@ -69,11 +69,11 @@ func (c *Cluster) nodeResources(q question, node *v1.Node, results []resourceapi
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	statuses, err := nodeallocatable.Statuses(q.nodeCheck.pod, claims, podClaims, devices)
+	statuses, err := nodeallocatable.Statuses(q.nodeCheck.Pod(), claims, podClaims, devices)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}
-	return describeAmounts(nodeallocatable.Delta(q.nodeCheck.pod, statuses, nodeallocatable.Features{})), nil
+	return describeAmounts(nodeallocatable.Delta(q.nodeCheck.Pod(), statuses, nodeallocatable.Features{})), nil
 }
 
 // describeAmounts lists the non-zero amounts, cpu, memory, ephemeral

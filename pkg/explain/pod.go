@@ -12,6 +12,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
 // PodReport tells why a pod is pending and where it could run.
@@ -168,7 +169,7 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 
 // question is what every node is asked.
 type question struct {
-	nodeCheck  *nodeCheck
+	nodeCheck  *nodecheck.Check
 	claims     []*resourceapi.ResourceClaim
 	claimNames []string
 	// all are the pod's claims, those allocated included.
@@ -193,7 +194,7 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 		}
 	}
 	for _, node := range c.nodes {
-		if reason := q.nodeCheck.reject(node); reason != "" {
+		if reason := q.nodeCheck.Reject(node); reason != "" {
 			fail(node.Name, reason, nil)
 			continue
 		}

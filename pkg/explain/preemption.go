@@ -70,7 +70,7 @@ func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty
 	out := &Preemption{}
 	for _, name := range empty {
 		node := c.node(name)
-		if node == nil || q.nodeCheck.reject(node) != "" {
+		if node == nil || q.nodeCheck.Reject(node) != "" {
 			continue
 		}
 		np, err := c.preemptOn(ctx, base, pod, q, node)

@@ -13,12 +13,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	v1helper "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
 // Gangs planned jointly (issue 32, docs/design/gang-allocation.md). In a
@@ -155,7 +154,10 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 
-	members, withoutDevices := pl.gangMembers(pods, pod, s, nodes)
+	members, withoutDevices, err := pl.gangMembers(pods, pod, s, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("plan the devices of pod group %s: %w", plan.group, err)
+	}
 	result, err := s.alloc.PlanGang(ctx, members, 0)
 	if err != nil {
 		return nil, fmt.Errorf("plan the devices of pod group %s: %w", plan.group, err)
@@ -186,24 +188,39 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 // (identified by UID), and counts those that need none. The pod's own
 // claims are s's; a sibling's are its claims not allocated and not in
 // flight. Claims several members share (a PodGroup's) are left out: they
-// are allocated once and shared as the cycle's pending allocation.
-func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *stateData, nodes []*v1.Node) (members []allocator.GangMember, withoutDevices int) {
+// are allocated once and shared as the cycle's pending allocation. A
+// member's nodes are those nodecheck lets it use, its allocated claims'
+// included.
+func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *stateData, nodes []*v1.Node) (members []allocator.GangMember, withoutDevices int, err error) {
 	claimsOf := map[types.UID][]*resourceapi.ResourceClaim{}
+	checks := map[types.UID]*nodecheck.Check{}
 	users := map[types.UID]int{}
 	uids := make([]types.UID, 0, len(pods))
 	for uid, p := range pods {
-		uids = append(uids, uid)
-		var claims []*resourceapi.ResourceClaim
-		if uid == pod.UID {
-			claims = s.toAllocateClaims
-		} else if all, err := pl.podClaims(p); err == nil {
-			for _, c := range all {
-				if pl.allocationOf(c) == nil {
-					claims = append(claims, c)
-				}
+		all := s.claims
+		if uid != pod.UID {
+			if all, err = pl.podClaims(p); err != nil {
+				// The pod's own PreFilter will say what is missing;
+				// the plan goes on without it.
+				continue
 			}
 		}
-		claimsOf[uid] = claims
+		uids = append(uids, uid)
+		check := nodecheck.New(p)
+		var claims []*resourceapi.ResourceClaim
+		for _, c := range all {
+			if a := pl.allocationOf(c); a != nil {
+				if err := check.AddAllocation(c.Namespace+"/"+c.Name, a); err != nil {
+					return nil, 0, fmt.Errorf("pod %s: %w", klog.KObj(p), err)
+				}
+			} else if uid != pod.UID {
+				claims = append(claims, c)
+			}
+		}
+		if uid == pod.UID {
+			claims = s.toAllocateClaims
+		}
+		claimsOf[uid], checks[uid] = claims, check
 		for _, c := range claims {
 			users[c.UID]++
 		}
@@ -215,33 +232,10 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 			withoutDevices++
 			continue
 		}
-		p := pods[uid]
-		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: allocator.GangClass(p, claims), Nodes: eligibleNodes(p, nodes)})
+		eligible := checks[uid].Eligible(nodes)
+		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: allocator.GangClass(claims, eligible), Nodes: eligible})
 	}
-	return members, withoutDevices
-}
-
-// eligibleNodes are the nodes pod may go to whatever its devices: its
-// required node affinity and selector, the node's NoSchedule and
-// NoExecute taints it tolerates, and schedulable nodes.
-func eligibleNodes(pod *v1.Pod, nodes []*v1.Node) []*v1.Node {
-	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	out := make([]*v1.Node, 0, len(nodes))
-	for _, node := range nodes {
-		if ok, _ := affinity.Match(node); !ok {
-			continue
-		}
-		if node.Spec.Unschedulable && !v1helper.TolerationsTolerateTaint(klog.Background(), pod.Spec.Tolerations, &v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}, true) {
-			continue
-		}
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
-			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-		}, true); untolerated {
-			continue
-		}
-		out = append(out, node)
-	}
-	return out
+	return members, withoutDevices, nil
 }
 
 // plannedPerNode reads like "node-a 2, node-b 1", or "no node".

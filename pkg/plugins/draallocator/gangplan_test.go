@@ -451,3 +451,35 @@ func TestPodsOfABasicGroupAreNotFailedForTheGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAPlanKeepsAPodOnTheNodeItsAllocatedClaimIsOn: of a gang of three
+// pods preferring a whole GPU, on two nodes of one halvable GPU, pod-2 has
+// a claim already allocated on node-1. The plan must count that: two
+// halves on node-1 (pod-2's among them) and a whole GPU on node-2. A plan
+// blind to the allocated claim puts pod-2 alone on node-2, where Filter
+// rejects it, and the gang falls short.
+func TestAPlanKeepsAPodOnTheNodeItsAllocatedClaimIsOn(t *testing.T) {
+	withPodGroups(t, false)
+	objs := append(partitionedGPUs([]string{"node-1", "node-2"}, 1), gangOf(3, 3)...)
+	pinned := objects.Claim("pod-2-pinned", testNamespace, resourceapi.ResourceClaimSpec{})
+	pinned.Status.Allocation = &resourceapi.AllocationResult{NodeSelector: objects.NodeSelectorFor("node-1")}
+	pinnedPod := func() *v1.Pod {
+		pod := gangPod("pod-2")
+		pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, v1.PodResourceClaim{Name: "pinned", ResourceClaimName: ptr.To("pod-2-pinned")})
+		return pod
+	}
+	for i, o := range objs {
+		if p, ok := o.(*v1.Pod); ok && p.Name == "pod-2" {
+			objs[i] = pinnedPod()
+		}
+	}
+	objs = append(objs, pinned)
+	h := newHarness(t, nil, []string{"default"}, []*v1.Node{objects.MakeNode("node-1").Obj(), objects.MakeNode("node-2").Obj()}, objs...)
+	_, devices, failures := runGangCycle(t, h, []*v1.Pod{gangPod("pod-0"), gangPod("pod-1"), pinnedPod()})
+	if len(failures) != 0 {
+		t.Fatalf("pods failed: %v (devices %v)", failures, devices)
+	}
+	if !strings.HasPrefix(devices["pod-2"], "node-1/") || !strings.Contains(devices["pod-2"], "-half-") {
+		t.Errorf("pod-2 got %s, want a half on node-1, where its allocated claim is", devices["pod-2"])
+	}
+}
