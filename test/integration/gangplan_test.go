@@ -1,20 +1,14 @@
 package integration
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-	schedulingapi "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
-	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
-	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -56,7 +50,8 @@ func testGangPlannedJointly(t *testing.T, schedulerConfig string, plans bool) {
 			node := tc.prefix + "-node"
 			e.create(partitionedObjects(driver, node, tc.gpus)...)
 			e.create(objects.FirstAvailableTemplate(tc.prefix+"-gpu", e.ns, "gpu", driver+"-whole", driver+"-half"))
-			pods := e.plainGang(tc.prefix, tc.prefix+"-gpu", tc.pods)
+			e.createGang(tc.prefix, tc.pods)
+			pods := e.gangPods(tc.prefix, tc.prefix, "gpu", tc.prefix+"-gpu", tc.pods)
 			t.Cleanup(func() { e.t = t; e.deletePods(pods) })
 			if !tc.fits || !plans {
 				msg := e.stayPending(pods, nil)
@@ -106,29 +101,6 @@ func partitionedObjects(driver, node string, gpus int) []any {
 		objs = append(objs, s)
 	}
 	return objs
-}
-
-// plainGang creates a gang PodGroup name of size pods, named name-<i>,
-// each with a claim "gpu" of its own from template.
-func (e *env) plainGang(name, template string, size int) []string {
-	e.t.Helper()
-	group := &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
-		Spec: schedulingapi.PodGroupSpec{
-			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(size)}},
-		},
-	}
-	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
-		e.t.Fatalf("create PodGroup %s: %v", name, err)
-	}
-	var pods []string
-	for i := range size {
-		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", template).Obj()
-		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
-		e.create(pod)
-		pods = append(pods, pod.Name)
-	}
-	return pods
 }
 
 // checkExplainGang checks that kubectl dra explain, reading the cluster,

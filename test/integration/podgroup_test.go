@@ -54,26 +54,34 @@ func gpuNode(name, driver string, n int) []any {
 // "gpus" from template, and its pods, each consuming the group's claim.
 func (e *env) gang(name, template string, size int) []string {
 	e.t.Helper()
+	e.createGang(name, size, schedulingapi.PodGroupResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To(template)})
+	return e.gangPods(name, name, "gpus", template, size)
+}
+
+// createGang creates the gang PodGroup name needing minCount pods, with
+// the PodGroup's claims.
+func (e *env) createGang(name string, minCount int, claims ...schedulingapi.PodGroupResourceClaim) {
+	e.t.Helper()
 	group := &schedulingapi.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
 		Spec: schedulingapi.PodGroupSpec{
-			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(size)}},
-			ResourceClaims:   []schedulingapi.PodGroupResourceClaim{{Name: "gpus", ResourceClaimTemplateName: ptr.To(template)}},
+			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(minCount)}},
+			ResourceClaims:   claims,
 		},
 	}
 	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
 		e.t.Fatalf("create PodGroup %s: %v", name, err)
 	}
-	return e.gangPods(name, name, template, size)
 }
 
-// gangPods creates size pods of PodGroup group named prefix-<i>, each
-// consuming the group's claim "gpus" from template.
-func (e *env) gangPods(group, prefix, template string, size int) []string {
+// gangPods creates size pods of PodGroup group named prefix-<i>, each with
+// pod claim claim from template: the group's claim where the PodGroup
+// declares one of that name, else a claim of the pod's own.
+func (e *env) gangPods(group, prefix, claim, template string, size int) []string {
 	e.t.Helper()
 	var pods []string
 	for i := range size {
-		pod := objects.MakePod(fmt.Sprintf("%s-%d", prefix, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpus", template).Obj()
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", prefix, i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate(claim, template).Obj()
 		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
 		e.create(pod)
 		pods = append(pods, pod.Name)
@@ -268,7 +276,7 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 		t.Fatalf("the train group's claim after its pods were deleted: allocation %v, reservedFor %v; want it still allocated and reserved for the group", claim.Status.Allocation, claim.Status.ReservedFor)
 	}
 	e.create(gpuNode("node-3", driver, 8)...)
-	for _, name := range e.gangPods("train", "train-again", "gpu8", 8) {
+	for _, name := range e.gangPods("train", "train-again", "gpus", "gpu8", 8) {
 		if pod := e.waitScheduled(name); pod.Spec.NodeName != "node-3" {
 			t.Errorf("pod %s landed on %s, want node-3", name, pod.Spec.NodeName)
 		}
