@@ -29,6 +29,9 @@ type call struct {
 	// place (moving pointers between lists costs write barriers while the
 	// GC marks).
 	claimStates []*claimState
+	// twins marks the claims that are twins of the claim before them
+	// (twins.go).
+	twins []bool
 
 	// allocating maps devices taken by this call (dedicated) to the
 	// indexes of the claims taking them.
@@ -51,8 +54,8 @@ type call struct {
 	groups map[groupKey][]groupIntersection
 	// picked is storage for takeFirstFit's positions.
 	picked []int32
-	// orders memoizes the policy's candidate order per request.
-	orders map[*request][]int
+	// orders memoizes the policy's candidate order per selector chain.
+	orders map[int][]int
 	// touched lists the pools whose counters this call consumed.
 	touched []inventory.PoolID
 	// spareSets are emptied counter maps of pools no longer kept; zero
@@ -152,6 +155,7 @@ func (a *Allocator) done(c *call) {
 		cs.reset()
 	}
 	c.claimStates = c.claimStates[:0]
+	c.twins = nil
 	c.ctx, c.a, c.node, c.claims, c.view, c.deadline, c.steps = nil, nil, nil, nil, nil, time.Time{}, 0
 	a.calls.Put(c)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocationcheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
@@ -117,6 +119,33 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 	outcomes, failures := runSeeds(t, first, n, opts, nil)
 	t.Logf("%d cases, seeds %d..%d: %d failed; outcomes %v; Fits answered without a search in %d cases, %d nodes", n, first, first+n-1, failures, outcomes, quickCases.Load(), quickNodes.Load())
+	for _, want := range []string{"allocated", "does not fit", "error"} {
+		if n >= 200 && outcomes[want] == 0 {
+			t.Errorf("no case ended %q: the generator does not exercise it", want)
+		}
+	}
+}
+
+// TestDifferentialRandomTwins is TestDifferentialRandom over cases where
+// claims often have the spec of the claim before them, as a gang's claims
+// from one template do, with more firstAvailable requests and partitionable
+// pools: the search bounds a twin's picks by its predecessor's (twins.go),
+// which must change no outcome, error or result.
+func TestDifferentialRandomTwins(t *testing.T) {
+	n := envInt(t, "DRA_DIFF_CASES", 2000)
+	first := envInt(t, "DRA_DIFF_SEED", 1)
+	opts := inventorygen.DefaultRandomOptions()
+	opts.TwinClaim, opts.MaxClaims, opts.MaxRequestsPerClaim, opts.FirstAvailable, opts.PartitionablePool, opts.Constraint = 0.7, 5, 1, 0.5, 0.5, 0.1
+	withTwins := 0
+	outcomes, failures := runSeeds(t, first, n, opts, func(c inventorygen.Case) {
+		if slices.Contains(allocator.FindTwins(c.Claims), true) {
+			withTwins++
+		}
+	})
+	t.Logf("%d cases, %d with twins: %d failed; outcomes %v", n, withTwins, failures, outcomes)
+	if n >= 200 && withTwins < n/10 {
+		t.Errorf("only %d of %d cases have twin claims: the generator does not exercise them", withTwins, n)
+	}
 	for _, want := range []string{"allocated", "does not fit", "error"} {
 		if n >= 200 && outcomes[want] == 0 {
 			t.Errorf("no case ended %q: the generator does not exercise it", want)

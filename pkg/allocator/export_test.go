@@ -75,3 +75,7 @@ func AllocatedStateOf(inv *inventory.Inventory, s *State) structured.AllocatedSt
 	}
 	return st
 }
+
+// FindTwins marks each claim that is the twin of the claim before it
+// (twins.go).
+var FindTwins = findTwins

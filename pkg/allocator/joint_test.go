@@ -89,9 +89,14 @@ func newPartitionedCluster(nodes, gpus int, sizes ...string) *partitionedCluster
 	return c
 }
 
-// allocator returns an allocator over the cluster with the devices of
-// taken allocated.
+// allocator returns a FirstFit allocator over the cluster with the
+// devices of taken allocated.
 func (c *partitionedCluster) allocator(taken ...resourceapi.DeviceRequestAllocationResult) *allocator.Allocator {
+	return c.allocatorWith(allocator.FirstFit, taken...)
+}
+
+// allocatorWith is allocator with the given policy.
+func (c *partitionedCluster) allocatorWith(policy allocator.Policy, taken ...resourceapi.DeviceRequestAllocationResult) *allocator.Allocator {
 	held := map[types.UID]*resourceapi.AllocationResult{}
 	for i, d := range taken {
 		held[types.UID(fmt.Sprint(i))] = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{d}}}
@@ -102,7 +107,7 @@ func (c *partitionedCluster) allocator(taken ...resourceapi.DeviceRequestAllocat
 		Spec:       resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", jointDriver)}}}},
 	})
 	state := allocator.NewState(c.inv, naiveState(held, nil))
-	return allocator.NewWithState(features, state, classes, c.inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), allocator.FirstFit)
+	return allocator.NewWithState(features, state, classes, c.inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), policy)
 }
 
 func sizeSelector(size string) []resourceapi.DeviceSelector {

@@ -26,9 +26,10 @@ const (
 var Policies = []Policy{FirstFit, Packing}
 
 // order returns the request's candidate positions in the policy's order,
-// memoized per call.
+// memoized per call and selector chain: it depends on nothing else of the
+// request, and requests of one chain (twins', twins.go) walk alike.
 func (c *call) order(r *request, sel *selection) []int {
-	if o, ok := c.orders[r]; ok {
+	if o, ok := c.orders[r.chain]; ok {
 		return o
 	}
 	type scored struct {
@@ -60,9 +61,9 @@ func (c *call) order(r *request, sel *selection) []int {
 		out[k] = s.pos
 	}
 	if c.orders == nil {
-		c.orders = map[*request][]int{}
+		c.orders = map[int][]int{}
 	}
-	c.orders[r] = out
+	c.orders[r.chain] = out
 	return out
 }
 

@@ -98,6 +98,7 @@ func (cs *claimState) reset() {
 	cs.selected = cs.selected[:0]
 	cs.constraints = cs.constraints[:0]
 	cs.results = cs.results[:0]
+	cs.pick = pick{}
 	cs.matchSlab = cs.matchSlab[:0]
 	cs.distinctSlab = cs.distinctSlab[:0]
 }
@@ -111,6 +112,8 @@ type claimState struct {
 	selected    []int
 	constraints []constraint
 	results     []deviceResult
+	// pick is where the search of a claim of one device stands (twins.go).
+	pick pick
 	// storage for constraint trackers, reused across calls
 	matchSlab    []matchConstraint
 	distinctSlab []distinctConstraint
@@ -133,6 +136,9 @@ type prepared struct {
 	errSub int
 	// counts is set when Fits can be answered without a search (count.go).
 	counts *countPlan
+	// twins marks the claims that are twins of the claim before them
+	// (twins.go); nil when none is.
+	twins []bool
 }
 
 // sameClaims reports whether p was prepared for exactly these claims.
@@ -224,6 +230,7 @@ func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared
 		p.requests = append(p.requests, requests)
 	}
 	p.counts = a.planCounts(p)
+	p.twins = findTwins(claims)
 	return p
 }
 
@@ -231,6 +238,7 @@ func (a *Allocator) prepareClaims(claims []*resourceapi.ResourceClaim) *prepared
 // the per-node All-mode pre-scans and claim-size checks in upstream's order
 // (§4.1, §4.5). Errors are fatal.
 func (c *call) prepare(p *prepared) error {
+	c.twins = p.twins
 	for ci, obj := range c.claims {
 		if ci > p.errClaim || ci >= len(p.requests) {
 			return p.err

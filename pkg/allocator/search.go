@@ -68,11 +68,20 @@ func (c *call) step(p position, start int) (bool, error) {
 	r := alternatives[p.sub]
 
 	if !p.subChosen && r.hasSubs {
+		// A twin starts at its predecessor's pick (twins.go).
+		var from pick
+		if p.req == 0 {
+			from = c.twinBound(p.claim)
+		}
 		allExceeded := true
-		for i := range alternatives {
+		for i := from.sub; i < len(alternatives); i++ {
 			q := p
 			q.sub, q.subChosen = i, true
-			done, err := c.step(q, 0)
+			first := 0
+			if i == from.sub {
+				first = from.pos
+			}
+			done, err := c.step(q, first)
 			if errors.Is(err, errMaxSize) {
 				continue
 			}
@@ -116,6 +125,9 @@ func (c *call) step(p position, start int) (bool, error) {
 		return true, nil
 	}
 
+	if p.req == 0 && p.dev == 0 && !r.hasSubs {
+		start = c.twinBound(p.claim).pos
+	}
 	sel := c.selection(r)
 	// FirstFit walks the candidates in upstream's order; other policies
 	// walk a permutation of them. Either way the devices of one request
@@ -164,6 +176,9 @@ func (c *call) step(p position, start int) (bool, error) {
 		}
 		if !ok {
 			continue
+		}
+		if p.req == 0 && p.dev == 0 {
+			cs.pick = pick{sub: p.sub, pos: k}
 		}
 		done, err := c.step(next, k+1)
 		if err == nil && done {

@@ -75,6 +75,21 @@ func MIGProfileClaim(name, profile string) *resourceapi.ResourceClaim {
 	return ExactClaim(name, ClassNvidiaMIG, 1, fmt.Sprintf("device.attributes[%q].profile == %q", DriverNvidia, profile))
 }
 
+// WholeElseMIGClaim is a firstAvailable request "req-0" with the
+// subrequests "whole" (one full NVIDIA GPU) and "part" (one MIG device of
+// profile): the claim of a gang pod that takes a part of a GPU where a
+// whole one would strand a sibling.
+func WholeElseMIGClaim(name, profile string) *resourceapi.ResourceClaim {
+	return NewClaim(name, resourceapi.DeviceRequest{
+		Name: RequestName,
+		FirstAvailable: []resourceapi.DeviceSubRequest{
+			{Name: "whole", DeviceClassName: ClassNvidiaGPU, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1},
+			{Name: "part", DeviceClassName: ClassNvidiaMIG, Selectors: celSelectors(fmt.Sprintf("device.attributes[%q].profile == %q", DriverNvidia, profile)),
+				AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1},
+		},
+	})
+}
+
 // ProductSelector matches NVIDIA devices whose productName contains the
 // lower-case pattern, like the driver's examples:
 // device.attributes["gpu.nvidia.com"].productName.lowerAscii().matches("^.*h100.*$").

@@ -69,6 +69,10 @@ type RandomOptions struct {
 	RuntimeErrorSelector, CompileErrorSelector, MissingClass float64
 	// Claims: matchAttribute/distinctAttribute constraints, claim config.
 	Constraint, ClaimConfig float64
+	// TwinClaim: a claim after the first has the spec of the claim before
+	// it, as the claims of a gang's pods made from one template do. 0 by
+	// default, so default cases stay those of earlier releases.
+	TwinClaim float64
 
 	// Allocated state. AllocatedDevice per single-allocation device,
 	// ExistingShare per multi-allocatable device; OverConsumption (per case)

@@ -65,6 +65,21 @@ func (g *generator) opaqueConfig(kind, owner string, i int) resourceapi.DeviceCo
 func (g *generator) makeClaims() {
 	space := 1.0
 	for k := range g.upTo(max(g.o.MaxClaims, 1)) {
+		if k > 0 && g.chance(g.o.TwinClaim) {
+			prev := g.c.Claims[len(g.c.Claims)-1]
+			s := 1.0
+			for _, req := range prev.Spec.Devices.Requests {
+				s *= g.requestSpace(req)
+			}
+			if g.o.MaxSearchSpace <= 0 || space*s <= g.o.MaxSearchSpace {
+				space *= s
+				twin := NewClaim(fmt.Sprintf("claim-%d", k))
+				prev.Spec.DeepCopyInto(&twin.Spec)
+				g.c.Claims = append(g.c.Claims, twin)
+				g.note("twin claim")
+				continue
+			}
+		}
 		claim := NewClaim(fmt.Sprintf("claim-%d", k))
 		var refs []string // request names usable in constraints and configs
 		var schemas []*driverSchema

@@ -1,0 +1,76 @@
+package allocator_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+)
+
+// TestTwinClaimsGetTheDevicesTheyWouldGetAsStrangers runs random gangs'
+// claims in one call twice: as twins (the same spec, as from one
+// template), which the search bounds by each other's picks, and as
+// strangers (each with opaque config of its own, which changes no device
+// but makes the specs differ), which it searches unbounded. Under both
+// policies the devices must be the same, on GPUs of whole, half and
+// quarter partitions with some taken, whether the claims fit or not.
+func TestTwinClaimsGetTheDevicesTheyWouldGetAsStrangers(t *testing.T) {
+	ctx := context.Background()
+	sizes := []string{"whole", "half", "quarter"}
+	for _, policy := range allocator.Policies {
+		t.Run(string(policy), func(t *testing.T) {
+			fit, refused := 0, 0
+			for seed := range uint64(300) {
+				rng := rand.New(rand.NewPCG(seed, 77))
+				c := newPartitionedCluster(1, 1+rng.IntN(3))
+				var taken []resourceapi.DeviceRequestAllocationResult
+				for _, d := range c.devices {
+					if rng.IntN(8) == 0 {
+						taken = append(taken, d)
+					}
+				}
+				taken = dropTakenTwice(taken)
+				prefs := slices.Clone(sizes)
+				rng.Shuffle(len(prefs), func(i, j int) { prefs[i], prefs[j] = prefs[j], prefs[i] })
+				prefs = prefs[:1+rng.IntN(3)]
+				n := 2 + rng.IntN(7)
+				var twins, strangers []*resourceapi.ResourceClaim
+				for i := range n {
+					name := fmt.Sprintf("pod-%d-gpu", i)
+					twins = append(twins, preferring(name, 1, prefs...))
+					stranger := preferring(name, 1, prefs...)
+					stranger.Spec.Devices.Config = []resourceapi.DeviceClaimConfiguration{{DeviceConfiguration: resourceapi.DeviceConfiguration{
+						Opaque: &resourceapi.OpaqueDeviceConfiguration{Driver: jointDriver, Parameters: runtime.RawExtension{Raw: fmt.Appendf(nil, `{"pod":%d}`, i)}},
+					}}}
+					strangers = append(strangers, stranger)
+				}
+				if slices.Contains(allocator.FindTwins(strangers), true) || slices.Index(allocator.FindTwins(twins), false) != 0 {
+					t.Fatalf("seed %d: twins %v, strangers %v; want every claim after the first a twin, and no stranger", seed, allocator.FindTwins(twins), allocator.FindTwins(strangers))
+				}
+				asTwins, errTwins := c.allocatorWith(policy, taken...).Allocate(ctx, c.nodes[0], twins)
+				asStrangers, errStrangers := c.allocatorWith(policy, taken...).Allocate(ctx, c.nodes[0], strangers)
+				if errTwins != nil || errStrangers != nil {
+					t.Fatalf("seed %d: errors %v, %v", seed, errTwins, errStrangers)
+				}
+				if got, want := devicesOf(asTwins), devicesOf(asStrangers); (asTwins == nil) != (asStrangers == nil) || !slices.Equal(got, want) {
+					t.Fatalf("seed %d (%d claims preferring %v, %d devices taken): as twins %v, as strangers %v", seed, n, prefs, len(taken), got, want)
+				}
+				if asTwins != nil {
+					fit++
+				} else {
+					refused++
+				}
+			}
+			t.Logf("%d gangs fit, %d do not", fit, refused)
+			if fit < 30 || refused < 30 {
+				t.Errorf("%d fit, %d refused: the cases do not exercise both", fit, refused)
+			}
+		})
+	}
+}
