@@ -162,12 +162,15 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	if err != nil {
 		return nil, fmt.Errorf("plan the devices of pod group %s: %w", plan.group, err)
 	}
+	// Members of one class go next to each other on a node: their claims
+	// are then twins in Filter's joint call (pkg/allocator/twins.go).
+	slices.SortStableFunc(members, func(a, b allocator.GangMember) int { return strings.Compare(a.Class, b.Class) })
 	for _, m := range members {
 		uid := types.UID(m.Name)
 		plan.claims[uid] = m.Claims
 		if node, ok := result.Nodes[m.Name]; ok {
 			plan.planned[uid] = node
-			plan.onNode[node] = append(plan.onNode[node], uid) // members come in UID order
+			plan.onNode[node] = append(plan.onNode[node], uid)
 		}
 	}
 	// A gang needs its minCount; pods of another group run on their own.
