@@ -44,7 +44,10 @@
 //     search in upstream's order over the set bits of each request's
 //     candidates, with the counter (counters.go), capacity (capacity.go)
 //     and constraint (constraints.go) bookkeeping pooled in a call
-//     (call.go); a node that cannot fit costs no allocation.
+//     (call.go); a node that cannot fit costs no allocation. A claim
+//     with the spec of the one before it (a twin, twins.go) picks at or
+//     after that claim's pick: the same first solution, without trying
+//     every ordering of identical claims.
 //  6. Build the results (results.go): allocation results, configuration
 //     and node selectors, fresh objects that alias no pooled state.
 //
