@@ -366,3 +366,20 @@ func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationRes
 	}
 	return used, total
 }
+
+// NodeOccupancy reports how many devices node offers, over all its pools,
+// and how many of them are in use: a gang's plan tries nodes in the
+// scoring strategy's order before any device is chosen.
+func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
+	view, err := a.inv.View(node, a.viewOptions())
+	if err != nil {
+		return 0, 0
+	}
+	for _, d := range view.Devices {
+		total++
+		if a.state.isAllocated(d.Index) {
+			used++
+		}
+	}
+	return used, total
+}

@@ -60,8 +60,11 @@
 //     Score allocate a pod's claims jointly with those of the siblings
 //     planned on the node (the pod's first) and Filter rejects a node
 //     where they would not fit beside it; the cycle's trial Reserve and
-//     Unreserve mark pods placed and unplaced. The plan lives in the
-//     pod-group cycle state, apart from stateData, which only points at it.
+//     Unreserve mark pods placed and unplaced; NormalizeScore lets the
+//     planned node win ties. Nodes are planned in the scoring strategy's
+//     order and only where pkg/nodecheck lets a pod go. The plan lives in
+//     the pod-group cycle state, apart from stateData, which only points
+//     at it.
 //   - Devices that are node cpu, memory or hugepages, or cost some
 //     (DRANodeAllocatableResources, nodeallocatable.go over package
 //     nodeallocatable), are checked with the pod's requests against the

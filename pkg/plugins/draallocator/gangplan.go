@@ -1,6 +1,7 @@
 package draallocator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
 // Gangs planned jointly (issue 32, docs/design/gang-allocation.md). In a
@@ -103,6 +105,41 @@ func (m *gangMember) setPlaced(placed bool) {
 	}
 }
 
+// plannedNode returns the node the plan puts the member on, "" when it
+// has none (or m is nil).
+func (m *gangMember) plannedNode() string {
+	if m == nil {
+		return ""
+	}
+	return m.plan.planned[m.uid] // written before the plan is shared
+}
+
+// preferPlannedNode makes the planned node win a tie in the normalized
+// scores: one point above the nodes it ties with, or those one point
+// below it when it already has the maximum. Score ranks the devices a pod
+// gets on each node, the plan's joint ones on its planned node, so a node
+// where the pod keeps a better preference still wins; among equals the
+// plan's choice does, and the group lands as planned.
+func preferPlannedNode(scores fwk.NodeScoreList, planned string) {
+	i := slices.IndexFunc(scores, func(s fwk.NodeScore) bool { return s.Name == planned })
+	if i < 0 {
+		return
+	}
+	own := scores[i].Score
+	tied := slices.ContainsFunc(scores, func(s fwk.NodeScore) bool { return s.Name != planned && s.Score == own })
+	switch {
+	case !tied:
+	case own < fwk.MaxNodeScore:
+		scores[i].Score++
+	default:
+		for j := range scores {
+			if j != i && scores[j].Score == own {
+				scores[j].Score--
+			}
+		}
+	}
+}
+
 // joinGangPlan gives the pod of a pod-group cycle its place in the
 // placement's plan, planning the group at the placement's first pod. A
 // status fails the pod: the group cannot place enough pods' devices.
@@ -153,6 +190,7 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 		nodes = append(nodes, ni.Node())
 	}
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	pl.orderForPlan(s.alloc, nodes)
 
 	members, withoutDevices, err := pl.gangMembers(pods, pod, s, nodes)
 	if err != nil {
@@ -239,6 +277,32 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: allocator.GangClass(claims, eligible), Nodes: eligible})
 	}
 	return members, withoutDevices, nil
+}
+
+// orderForPlan sorts nodes (in name order) in the order the scoring
+// strategy would rank them for a pod alone, so that the plan puts the
+// group where Score would: MostAllocated the fullest nodes first (by the
+// share of their devices in use), LeastAllocated the emptiest. With
+// FirstAvailable, which ranks the alternatives a pod gets, names decide:
+// the joint check on each node already gives each pod its best
+// alternative that strands no sibling.
+func (pl *DRAAllocator) orderForPlan(a *allocator.Allocator, nodes []*v1.Node) {
+	strategy := pl.args.ScoringStrategy.Type
+	if strategy != config.MostAllocated && strategy != config.LeastAllocated {
+		return
+	}
+	share := make(map[string]float64, len(nodes))
+	for _, n := range nodes {
+		if used, total := a.NodeOccupancy(n); total > 0 {
+			share[n.Name] = float64(used) / float64(total)
+		}
+	}
+	slices.SortStableFunc(nodes, func(x, y *v1.Node) int {
+		if strategy == config.MostAllocated {
+			return cmp.Compare(share[y.Name], share[x.Name])
+		}
+		return cmp.Compare(share[x.Name], share[y.Name])
+	})
 }
 
 // plannedPerNode reads like "node-a 2, node-b 1", or "no node".

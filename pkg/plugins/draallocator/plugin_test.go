@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -86,7 +87,7 @@ func TestNormalizeScore(t *testing.T) {
 			for i, s := range tc.scores {
 				scores[i] = fwk.NodeScore{Name: "node-" + string(rune('a'+i)), Score: s}
 			}
-			if st := pl.normalizeScore(t.Context(), nil, nil, scores); st != nil {
+			if st := pl.normalizeScore(t.Context(), framework.NewCycleState(), nil, scores); st != nil {
 				t.Fatalf("NormalizeScore: %v", st)
 			}
 			for i, s := range scores {

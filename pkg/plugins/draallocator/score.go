@@ -12,7 +12,8 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
-// preScore skips Score for the pod when every node would score 0: the
+// preScore skips Score for the pod when every node would score 0 and no
+// pod group's plan names a node to prefer among them: the
 // framework then calls neither Score nor NormalizeScore for it, which on
 // a large cluster saves one call per feasible node and pod (the in-tree
 // plugin has no PreScore and is called anyway).
@@ -21,7 +22,7 @@ func (pl *DRAAllocator) preScore(_ context.Context, cs fwk.CycleState, _ *v1.Pod
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if !pl.scoresDevices(s) {
+	if !pl.scoresDevices(s) && s.gang.plannedNode() == "" {
 		return fwk.NewStatus(fwk.Skip)
 	}
 	return nil
@@ -106,8 +107,12 @@ func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) i
 }
 
 // normalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
-// allocation strategies already score in that range.
+// allocation strategies already score in that range. The node a pod
+// group's plan puts the pod on wins ties (preferPlannedNode).
 func (pl *DRAAllocator) normalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if s, err := getState(cs); err == nil {
+		defer preferPlannedNode(scores, s.gang.plannedNode())
+	}
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
 		return nil
