@@ -148,4 +148,3 @@ func TestPreferPlannedNode(t *testing.T) {
 		})
 	}
 }
-
