@@ -60,12 +60,7 @@ func wholeElseHalf(pod string) *resourceapi.ResourceClaim {
 // gangOf is the PodGroup "gang" needing minCount pods (first), and its
 // pods pod-0..pod-(n-1), each with its claim from wholeElseHalf.
 func gangOf(n int, minCount int32) []runtime.Object {
-	objs := []runtime.Object{&schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
-		Spec: schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{
-			Gang: &schedulingapi.GangSchedulingPolicy{MinCount: minCount},
-		}},
-	}}
+	objs := []runtime.Object{gangGroup(minCount)}
 	for i := range n {
 		name := fmt.Sprintf("pod-%d", i)
 		objs = append(objs, wholeElseHalf(name), gangPod(name))
@@ -78,6 +73,41 @@ func gangPod(name string) *v1.Pod {
 	pod.UID = types.UID("uid-" + name)
 	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
 	return pod
+}
+
+// gangGroup is the PodGroup "gang" of gangPod's pods, a gang needing
+// minCount of them.
+func gangGroup(minCount int32) *schedulingapi.PodGroup {
+	return &schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
+		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: minCount}}},
+	}
+}
+
+// gpuNodes are nodes with gpus plain devices "gpu-<i>" of testDriver each,
+// and the slices and class for them.
+func gpuNodes(names []string, gpus int) ([]*v1.Node, []runtime.Object) {
+	nodes := make([]*v1.Node, 0, len(names))
+	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver)}
+	for _, name := range names {
+		nodes = append(nodes, objects.MakeNode(name).Obj())
+		slice := objects.MakeSlice(name, testDriver, name)
+		for g := range gpus {
+			slice.Device(fmt.Sprintf("gpu-%d", g), nil)
+		}
+		objs = append(objs, slice.Obj())
+	}
+	return nodes, objs
+}
+
+// gangPodsOf are gangPod's pods of those names with their claims
+// "<pod>-gpu" of gpus devices of testDriver.
+func gangPodsOf(names []string, gpus int64) []runtime.Object {
+	var objs []runtime.Object
+	for _, name := range names {
+		objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, gpus)), gangPod(name))
+	}
+	return objs
 }
 
 // runGangCycle runs a pod-group cycle as kube-scheduler does: each pod in
@@ -233,10 +263,7 @@ func TestRandomGangsArePlacedExactlyWhenTheirDevicesFitJointly(t *testing.T) {
 		}
 		objs := partitionedGPUs(names, 1+rng.IntN(2))
 		n := 2 + rng.IntN(5)
-		objs = append(objs, &schedulingapi.PodGroup{
-			ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
-			Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(n)}}},
-		})
+		objs = append(objs, gangGroup(int32(n)))
 		var pods []*v1.Pod
 		var claims []*resourceapi.ResourceClaim
 		for i := range n {
@@ -339,26 +366,17 @@ func checkHalvesPerGPU(t *testing.T, seed uint64, devices map[string]string) {
 func BenchmarkGangCycle(b *testing.B) {
 	const nodes, pods, gpus = 500, 64, 8
 	withPodGroups(b, false)
-	var nodeObjs []*v1.Node
-	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver), &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
-		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: pods}}},
-	}}
+	var names, podNames []string
 	for n := range nodes {
-		name := fmt.Sprintf("node-%03d", n)
-		nodeObjs = append(nodeObjs, objects.MakeNode(name).Obj())
-		slice := objects.MakeSlice(name, testDriver, name)
-		for g := range gpus {
-			slice.Device(fmt.Sprintf("gpu-%d", g), nil)
-		}
-		objs = append(objs, slice.Obj())
+		names = append(names, fmt.Sprintf("node-%03d", n))
 	}
 	var gang []*v1.Pod
 	for i := range pods {
-		name := fmt.Sprintf("pod-%d", i)
-		objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, gpus)), gangPod(name))
-		gang = append(gang, gangPod(name))
+		podNames = append(podNames, fmt.Sprintf("pod-%d", i))
+		gang = append(gang, gangPod(podNames[i]))
 	}
+	nodeObjs, objs := gpuNodes(names, gpus)
+	objs = append(append(objs, gangGroup(pods)), gangPodsOf(podNames, gpus)...)
 	h := newHarness(b, nil, []string{"default"}, nodeObjs, objs...)
 	for _, tc := range []struct {
 		name    string
@@ -396,22 +414,8 @@ func BenchmarkGangCycle(b *testing.B) {
 // on the other.
 func TestAPodIsKeptOffANodePlannedForASiblingWithNoRoomForBoth(t *testing.T) {
 	withPodGroups(t, false)
-	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver), &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
-		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: 2}}},
-	}}
-	var nodes []*v1.Node
-	for _, name := range []string{"node-a", "node-b"} {
-		nodes = append(nodes, objects.MakeNode(name).Obj())
-		slice := objects.MakeSlice(name, testDriver, name)
-		for g := range 8 {
-			slice.Device(fmt.Sprintf("gpu-%d", g), nil)
-		}
-		objs = append(objs, slice.Obj())
-	}
-	for _, name := range []string{"pod-0", "pod-1"} {
-		objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, 8)), gangPod(name))
-	}
+	nodes, objs := gpuNodes([]string{"node-a", "node-b"}, 8)
+	objs = append(append(objs, gangGroup(2)), gangPodsOf([]string{"pod-0", "pod-1"}, 8)...)
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	group := framework.NewCycleState()
 	first, st := h.filterInGroup(h.plugins[0], gangPod("pod-0"), group)

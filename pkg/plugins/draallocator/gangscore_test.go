@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-	schedulingapi "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
@@ -33,26 +29,12 @@ func TestAGangIsPlannedWhereTheScoringStrategyWouldPutIt(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s plans the gang on %s", tc.strategy, tc.want), func(t *testing.T) {
 			withPodGroups(t, false)
-			objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver), &schedulingapi.PodGroup{
-				ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: testNamespace, UID: "podgroup-gang"},
-				Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: 2}}},
-			}}
-			var nodes []*v1.Node
-			for _, name := range []string{"node-1", "node-2"} {
-				nodes = append(nodes, objects.MakeNode(name).Obj())
-				slice := objects.MakeSlice(name, testDriver, name)
-				for d := range 4 {
-					slice.Device(fmt.Sprintf("dev-%d", d), nil)
-				}
-				objs = append(objs, slice.Obj())
-			}
+			nodes, objs := gpuNodes([]string{"node-1", "node-2"}, 4)
+			objs = append(append(objs, gangGroup(2)), gangPodsOf([]string{"pod-0", "pod-1"}, 1)...)
 			for d := range 2 {
 				held := objects.Claim(fmt.Sprintf("held-%d", d), testNamespace, objects.ClaimSpec("dev", testDriver, 1))
-				held.Status.Allocation = allocationOf("node-2", fmt.Sprintf("dev-%d", d))
+				held.Status.Allocation = allocationOf("node-2", fmt.Sprintf("gpu-%d", d))
 				objs = append(objs, held)
-			}
-			for _, name := range []string{"pod-0", "pod-1"} {
-				objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, 1)), gangPod(name))
 			}
 			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 			pl := h.plugins[0]
