@@ -33,6 +33,43 @@ type GangMember struct {
 	Nodes []*v1.Node
 }
 
+// GangPod is a pod of a group, as the callers of PlanGang see it.
+type GangPod struct {
+	// Name becomes the member's Name.
+	Name string
+	// Claims are the pod's claims still to allocate, shared ones included.
+	Claims []*resourceapi.ResourceClaim
+	// Nodes are the nodes the pod may go to whatever its devices.
+	Nodes []*v1.Node
+}
+
+// GangMembers turns a group's pods into plan members, in the order given.
+// A claim several pods have (a PodGroup's) is left out of every member:
+// it is allocated once, for all of them. A pod left with no claim is no
+// member: withoutDevices counts those, which fit wherever they go.
+func GangMembers(pods []GangPod) (members []GangMember, withoutDevices int) {
+	users := map[string]int{}
+	for _, p := range pods {
+		for _, c := range p.Claims {
+			users[c.Namespace+"/"+c.Name]++
+		}
+	}
+	for _, p := range pods {
+		var own []*resourceapi.ResourceClaim
+		for _, c := range p.Claims {
+			if users[c.Namespace+"/"+c.Name] == 1 {
+				own = append(own, c)
+			}
+		}
+		if len(own) == 0 {
+			withoutDevices++
+			continue
+		}
+		members = append(members, GangMember{Name: p.Name, Claims: own, Class: GangClass(own, p.Nodes), Nodes: p.Nodes})
+	}
+	return members, withoutDevices
+}
+
 // GangClass is a Class for a member with these claims and eligible nodes:
 // members whose claims have the same specs and who may go to the same
 // nodes are interchangeable. The nodes stand for every constraint that

@@ -438,3 +438,39 @@ func BenchmarkPlanGang(b *testing.B) {
 		})
 	}
 }
+
+// TestGangMembers: a claim two pods have is nobody's member claim, a pod
+// left with none fits anywhere, and pods of the same claims and nodes are
+// one class, of other nodes another.
+func TestGangMembers(t *testing.T) {
+	c := newPartitionedCluster(2, 1)
+	shared := preferring("shared", 1, "whole")
+	pods := []allocator.GangPod{
+		{Name: "a", Claims: []*resourceapi.ResourceClaim{shared, preferring("a-gpu", 1, "half")}, Nodes: c.nodes},
+		{Name: "b", Claims: []*resourceapi.ResourceClaim{preferring("b-gpu", 1, "half"), shared}, Nodes: c.nodes},
+		{Name: "c", Claims: []*resourceapi.ResourceClaim{shared}, Nodes: c.nodes},
+		{Name: "d", Claims: []*resourceapi.ResourceClaim{preferring("d-gpu", 1, "half")}, Nodes: c.nodes[:1]},
+	}
+	members, without := allocator.GangMembers(pods)
+	if without != 1 {
+		t.Errorf("%d pods without devices, want 1 (c, whose only claim is shared)", without)
+	}
+	var names []string
+	for _, m := range members {
+		names = append(names, m.Name)
+		for _, cl := range m.Claims {
+			if cl.Name == "shared" {
+				t.Errorf("member %s plans the shared claim", m.Name)
+			}
+		}
+	}
+	if !slices.Equal(names, []string{"a", "b", "d"}) {
+		t.Fatalf("members %v, want a, b, d in the order given", names)
+	}
+	if members[0].Class != members[1].Class {
+		t.Errorf("a and b ask the same on the same nodes but are of different classes")
+	}
+	if members[0].Class == members[2].Class {
+		t.Errorf("d may use one node only but is of a's class")
+	}
+}

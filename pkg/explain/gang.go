@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
-	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
 // Gang is the answer for the pod's PodGroup: DRAAllocator places a
@@ -42,14 +40,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 	}
 	name := *sg.PodGroupName
 	g := &Gang{Group: pod.Namespace + "/" + name}
-	var members []allocator.GangMember
-	claimUsers := map[string]int{}
-	type pending struct {
-		pod    *v1.Pod
-		claims []*resourceapi.ResourceClaim
-		nodes  *nodecheck.Check
-	}
-	var all []pending
+	var pods []allocator.GangPod
 	for _, p := range c.groupPods(pod.Namespace, name) {
 		g.Pending++
 		claims, nc := q.claims, q.nodeCheck
@@ -70,26 +61,10 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 				}
 			}
 		}
-		for _, cl := range claims {
-			claimUsers[cl.Namespace+"/"+cl.Name]++
-		}
-		all = append(all, pending{pod: p, claims: claims, nodes: nc})
+		pods = append(pods, allocator.GangPod{Name: p.Name, Claims: claims, Nodes: nc.Eligible(c.nodes)})
 	}
-	for _, p := range all {
-		var own []*resourceapi.ResourceClaim
-		for _, cl := range p.claims {
-			// Claims shared in the group are allocated once, not planned.
-			if claimUsers[cl.Namespace+"/"+cl.Name] == 1 {
-				own = append(own, cl)
-			}
-		}
-		if len(own) == 0 {
-			g.Fit++
-			continue
-		}
-		nodes := p.nodes.Eligible(c.nodes)
-		members = append(members, allocator.GangMember{Name: p.pod.Name, Claims: own, Class: allocator.GangClass(own, nodes), Nodes: nodes})
-	}
+	members, withoutDevices := allocator.GangMembers(pods)
+	g.Fit += withoutDevices
 	// A gang needs its minCount; pods of another group run on their own.
 	g.Need = 1
 	if pg := c.podGroup(pod.Namespace, name); pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {

@@ -225,18 +225,14 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	return plan, nil
 }
 
-// gangMembers returns the group's pods that need devices as plan members
-// (identified by UID), and counts those that need none. The pod's own
-// claims are s's; a sibling's are its claims not allocated and not in
-// flight. Claims several members share (a PodGroup's) are left out: they
-// are allocated once and shared as the cycle's pending allocation. A
-// member's nodes are those nodecheck lets it use, its allocated claims'
-// included.
+// gangMembers returns the group's pods as plan members (identified by
+// UID, in UID order; allocator.GangMembers leaves out claims several pods
+// share) and counts those that need no devices. The pod's own claims to
+// allocate are s's; a sibling's are its claims not allocated and not in
+// flight. A pod's nodes are those nodecheck lets it use, its allocated
+// claims' included.
 func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *stateData, nodes []*v1.Node) (members []allocator.GangMember, withoutDevices int, err error) {
-	claimsOf := map[types.UID][]*resourceapi.ResourceClaim{}
-	checks := map[types.UID]*nodecheck.Check{}
-	users := map[types.UID]int{}
-	uids := make([]types.UID, 0, len(pods))
+	var gang []allocator.GangPod
 	for uid, p := range pods {
 		all := s.claims
 		if uid != pod.UID {
@@ -246,7 +242,6 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 				continue
 			}
 		}
-		uids = append(uids, uid)
 		check := nodecheck.New(p)
 		var claims []*resourceapi.ResourceClaim
 		for _, c := range all {
@@ -261,21 +256,10 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 		if uid == pod.UID {
 			claims = s.toAllocateClaims
 		}
-		claimsOf[uid], checks[uid] = claims, check
-		for _, c := range claims {
-			users[c.UID]++
-		}
+		gang = append(gang, allocator.GangPod{Name: string(uid), Claims: claims, Nodes: check.Eligible(nodes)})
 	}
-	slices.Sort(uids)
-	for _, uid := range uids {
-		claims := slices.DeleteFunc(slices.Clone(claimsOf[uid]), func(c *resourceapi.ResourceClaim) bool { return users[c.UID] > 1 })
-		if len(claims) == 0 {
-			withoutDevices++
-			continue
-		}
-		eligible := checks[uid].Eligible(nodes)
-		members = append(members, allocator.GangMember{Name: string(uid), Claims: claims, Class: allocator.GangClass(claims, eligible), Nodes: eligible})
-	}
+	slices.SortFunc(gang, func(a, b allocator.GangPod) int { return strings.Compare(a.Name, b.Name) })
+	members, withoutDevices = allocator.GangMembers(gang)
 	return members, withoutDevices, nil
 }
 
