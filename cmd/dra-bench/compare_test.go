@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/benchcompare"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedbench"
 )
 
 // TestCountRepeatsRunsThatCompareAndBenchfmtReadAsSamples: --count 4
@@ -60,6 +65,55 @@ func TestCompareRefusesWhatItCannotCompare(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, _, stderr := runArgs(tc.args...); code == 0 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit code %d, stderr %q; want failure saying %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestCompareReadsTheGangAndPreemptionMetricsSchedbenchWrites: the JSON
+// field names benchcompare decodes are those schedbench writes (a renamed
+// field would read as 0).
+func TestCompareReadsTheGangAndPreemptionMetricsSchedbenchWrites(t *testing.T) {
+	settings := schedbench.Settings{Shape: "h100-mig", Claims: "template"}
+	for _, tc := range []struct {
+		name     string
+		workload schedbench.Workload
+		result   schedbench.Result
+		want     benchcompare.Result
+	}{
+		{
+			name:     "a gang result",
+			workload: schedbench.WorkloadGang,
+			result: schedbench.Result{Nodes: 10, Config: schedbench.ConfigOurs, Pods: 40, Bound: 40, SchedulerPeakRSSBytes: 1 << 20, SchedulerCPUSeconds: 2.5,
+				Gang: &schedbench.GangResult{Placement: schedbench.GangOwnNode, GangSize: 4, Gangs: 10, Placed: 10, GroupsPerSecond: 20,
+					Latency: schedbench.Latency{P50Ns: 1e8, P99Ns: 3e8}, Cycles: 20, CyclesPerGang: 2, CycleSeconds: 0.5, CPUSecondsPerGang: 0.25}},
+			want: benchcompare.Result{Name: "Scheduler/workload=gang/shape=h100-mig/placement=own-node/gang-size=4/gangs=10/nodes=10/config=ours", Metrics: []benchcompare.Metric{
+				{Unit: "gangs-placed", Value: 10}, {Unit: "groups/s", Value: 20}, {Unit: "gang-p50-ns", Value: 1e8}, {Unit: "gang-p99-ns", Value: 3e8},
+				{Unit: "cycles/gang", Value: 2}, {Unit: "ns/cycle", Value: 2.5e7}, {Unit: "sched-cpu-ns/gang", Value: 2.5e8}, {Unit: "sched-peak-rss-B", Value: 1 << 20}}},
+		},
+		{
+			name:     "a preemption result",
+			workload: schedbench.WorkloadPreemption,
+			result: schedbench.Result{Nodes: 10, Config: schedbench.ConfigOurs, Pods: 10, Bound: 10, SchedulerPeakRSSBytes: 1 << 20, SchedulerCPUSeconds: 2.5,
+				Latency: schedbench.Latency{P50Ns: 4000, P99Ns: 9000}, Preemption: &schedbench.PreemptionResult{LowPods: 80, Victims: 32, MinVictims: 30}},
+			want: benchcompare.Result{Name: "Scheduler/workload=preemption/shape=h100-mig/nodes=10/preemptors=10/config=ours", Metrics: []benchcompare.Metric{
+				{Unit: "preemptors-bound", Value: 10}, {Unit: "excess-victims", Value: 2}, {Unit: "p50-ns", Value: 4000}, {Unit: "p99-ns", Value: 9000},
+				{Unit: "sched-cpu-ns/preemptor", Value: 2.5e8}, {Unit: "sched-peak-rss-B", Value: 1 << 20}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := schedbench.Report{Tool: benchcompare.ToolScheduler, Settings: settings, Results: []schedbench.Result{tc.result}}
+			rep.Settings.Workload = tc.workload
+			var buf bytes.Buffer
+			if err := rep.WriteJSON(&buf); err != nil {
+				t.Fatal(err)
+			}
+			parsed, err := benchcompare.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parsed.Result) != 1 || !reflect.DeepEqual(parsed.Result[0], tc.want) {
+				t.Errorf("results %+v, notes %q; want\n%+v", parsed.Result, parsed.Notes, tc.want)
 			}
 		})
 	}

@@ -13,7 +13,8 @@ type Row struct {
 	Name, Unit string
 	Old, New   []float64
 	// OldMedian and NewMedian are the samples' medians; Ratio is
-	// NewMedian / OldMedian (NaN when either side has no sample).
+	// NewMedian / OldMedian (NaN when either side has no sample; +Inf or
+	// NaN when the old median is 0, as a count can be).
 	OldMedian, NewMedian, Ratio float64
 	// P is the two-sided p-value of a Mann-Whitney U test of Old against
 	// New; NaN when a side has fewer than minSamples samples.
@@ -133,28 +134,33 @@ func formatRatio(r float64) string {
 	return fmt.Sprintf("%.3f", r)
 }
 
-// change is the signed change in percent, marked better or worse, or "~"
-// when repeated samples show no significant difference.
+// change is the signed change in percent, or "from 0" when the old median
+// is 0 (a count such as UnitGangsPlaced), marked better or worse
+// (HigherIsBetter), or "~" when repeated samples show no significant
+// difference.
 func change(r Row) string {
-	if math.IsNaN(r.Ratio) || math.IsInf(r.Ratio, 0) {
+	if len(r.Old) == 0 || len(r.New) == 0 {
 		return ""
 	}
-	pct := (r.Ratio - 1) * 100
-	s := fmt.Sprintf("%+.1f%%", pct)
+	var s string
+	switch {
+	case r.NewMedian == r.OldMedian:
+		s = "+0.0%"
+	case r.OldMedian == 0:
+		s = "from 0"
+	default:
+		s = fmt.Sprintf("%+.1f%%", (r.Ratio-1)*100)
+	}
 	if !math.IsNaN(r.P) {
 		if r.P >= 0.05 {
 			return fmt.Sprintf("~ (p=%.3f)", r.P)
 		}
 		s += fmt.Sprintf(" (p=%.3f)", r.P)
 	}
-	better := pct < 0
-	if HigherIsBetter(r.Unit) {
-		better = pct > 0
-	}
 	switch {
-	case pct == 0:
+	case r.NewMedian == r.OldMedian:
 		return s
-	case better:
+	case (r.NewMedian > r.OldMedian) == HigherIsBetter(r.Unit):
 		return s + " better"
 	default:
 		return s + " worse"

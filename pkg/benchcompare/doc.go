@@ -8,6 +8,11 @@
 // Reports are decoded by their JSON field names (the documented form, see
 // cmd/dra-bench/README.md), not by importing the packages that write them:
 // comparing needs no control plane linked in, and a report of an older
-// schema version reads as long as the fields it uses are there. Results
-// with an error are left out, with a note.
+// schema version reads as long as the fields it uses are there. A
+// scheduler report is read by its workload's own metrics: the burst
+// workload's throughput and pod latency, the gang workload's gangs placed,
+// groups/s, gang latency, cycles and CPU per gang, the preemption
+// workload's preemptors bound, excess victims, latency and CPU per
+// preemptor. HigherIsBetter gives each unit's direction. Results with an
+// error, or with nothing measured, are left out, with a note.
 package benchcompare

@@ -14,7 +14,8 @@ const (
 )
 
 // Metric is one measured value with its unit. Units follow the Go
-// benchmark format: "ns/op" and the like are lower-is-better; "pods/s" is
+// benchmark format: "ns/op" and the like are lower-is-better; rates such
+// as "pods/s" and counts of work done such as UnitGangsPlaced are
 // higher-is-better (HigherIsBetter).
 type Metric struct {
 	Unit  string
@@ -52,8 +53,29 @@ type Env struct {
 	GOMEMLIMIT  string `json:"gomemlimit"`
 }
 
-// HigherIsBetter reports whether a larger value of unit is an improvement.
-func HigherIsBetter(unit string) bool { return strings.HasSuffix(unit, "/s") }
+// Units of counts of work a scheduler run got done, of which more is
+// better.
+const (
+	// UnitGangsPlaced counts the gangs of the gang workload with every
+	// pod bound.
+	UnitGangsPlaced = "gangs-placed"
+	// UnitPreemptorsBound counts the preemptors of the preemption workload
+	// bound.
+	UnitPreemptorsBound = "preemptors-bound"
+)
+
+// HigherIsBetter reports whether a larger value of unit is an
+// improvement: rates (units ending in "/s": "pods/s", "groups/s") and
+// counts of work done (UnitGangsPlaced, UnitPreemptorsBound). Every other
+// unit (time, bytes, allocations, CPU, cycles, excess victims) is
+// lower-is-better.
+func HigherIsBetter(unit string) bool {
+	switch unit {
+	case UnitGangsPlaced, UnitPreemptorsBound:
+		return true
+	}
+	return strings.HasSuffix(unit, "/s")
+}
 
 // ReadFile reads a dra-bench JSON report.
 func ReadFile(path string) (*Report, error) {
@@ -147,49 +169,167 @@ func (r *Report) parseAllocator(data []byte) error {
 	return nil
 }
 
+// Workloads of dra-bench scheduler (schedbench.Workload); a report
+// without one is the burst workload's (older reports).
+const (
+	workloadBurst      = "burst"
+	workloadGang       = "gang"
+	workloadPreemption = "preemption"
+)
+
+// schedulerReport is what is compared of a dra-bench scheduler report
+// (schedbench.Report's JSON form).
+type schedulerReport struct {
+	Settings schedulerSettings `json:"settings"`
+	Results  []schedulerResult `json:"results"`
+}
+
+type schedulerSettings struct {
+	Workload string `json:"workload"`
+	Shape    string `json:"shape"`
+	Claims   string `json:"claims"`
+}
+
+type schedulerLatency struct {
+	P50Ns float64 `json:"p50Ns"`
+	P99Ns float64 `json:"p99Ns"`
+}
+
+type schedulerResult struct {
+	Nodes                 int               `json:"nodes"`
+	Config                string            `json:"config"`
+	Pods                  int               `json:"pods"`
+	Bound                 int               `json:"bound"`
+	PendingPods           int               `json:"pendingPods"`
+	PodsPerSecond         float64           `json:"podsPerSecond"`
+	Latency               schedulerLatency  `json:"latency"`
+	SchedulerPeakRSSBytes float64           `json:"schedulerPeakRSSBytes"`
+	SchedulerCPUSeconds   float64           `json:"schedulerCPUSeconds"`
+	Gang                  *gangResult       `json:"gang"`
+	Preemption            *preemptionResult `json:"preemption"`
+	Error                 string            `json:"error"`
+}
+
+// gangResult is schedbench.GangResult's JSON form.
+type gangResult struct {
+	Placement         string           `json:"placement"`
+	GangSize          int              `json:"gangSize"`
+	Gangs             int              `json:"gangs"`
+	Placed            int              `json:"placed"`
+	GroupsPerSecond   float64          `json:"groupsPerSecond"`
+	Latency           schedulerLatency `json:"latency"`
+	Cycles            float64          `json:"cycles"`
+	CyclesPerGang     float64          `json:"cyclesPerGang"`
+	CycleSeconds      float64          `json:"cycleSeconds"`
+	CPUSecondsPerGang float64          `json:"schedulerCPUSecondsPerGang"`
+}
+
+// preemptionResult is schedbench.PreemptionResult's JSON form.
+type preemptionResult struct {
+	Victims    int `json:"victims"`
+	MinVictims int `json:"minVictims"`
+}
+
+// schedulerMetrics names one result of a workload and gives its metrics,
+// or why it has nothing to compare.
+type schedulerMetrics func(schedulerSettings, schedulerResult) (name string, metrics []Metric, leftOut string)
+
 func (r *Report) parseScheduler(data []byte) error {
-	var rep struct {
-		Settings struct {
-			Shape  string `json:"shape"`
-			Claims string `json:"claims"`
-		} `json:"settings"`
-		Results []struct {
-			Nodes         int     `json:"nodes"`
-			Config        string  `json:"config"`
-			Pods          int     `json:"pods"`
-			Bound         int     `json:"bound"`
-			PendingPods   int     `json:"pendingPods"`
-			PodsPerSecond float64 `json:"podsPerSecond"`
-			Latency       struct {
-				P50Ns float64 `json:"p50Ns"`
-				P99Ns float64 `json:"p99Ns"`
-			} `json:"latency"`
-			SchedulerPeakRSSBytes float64 `json:"schedulerPeakRSSBytes"`
-			SchedulerCPUSeconds   float64 `json:"schedulerCPUSeconds"`
-			Error                 string  `json:"error"`
-		} `json:"results"`
-	}
+	var rep schedulerReport
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return fmt.Errorf("scheduler report: %w", err)
 	}
+	var read schedulerMetrics
+	switch rep.Settings.Workload {
+	case "", workloadBurst:
+		read = burstMetrics
+	case workloadGang:
+		read = gangMetrics
+	case workloadPreemption:
+		read = preemptionMetrics
+	default:
+		return fmt.Errorf("scheduler report: workload %q: want %s, %s or %s", rep.Settings.Workload, workloadBurst, workloadGang, workloadPreemption)
+	}
 	for _, res := range rep.Results {
-		name := fmt.Sprintf("Scheduler/shape=%s/claims=%s/nodes=%d/pods=%d/config=%s", benchPart(rep.Settings.Shape), benchPart(rep.Settings.Claims), res.Nodes, res.Pods, benchPart(res.Config))
-		if res.PendingPods > 0 {
-			name = fmt.Sprintf("%s/pending=%d", name, res.PendingPods)
-		}
-		if res.Error != "" || res.Bound == 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s left out: %s", name, firstNonEmpty(res.Error, "no pod bound")))
+		name, metrics, leftOut := read(rep.Settings, res)
+		if why := firstNonEmpty(res.Error, leftOut); why != "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s left out: %s", name, why))
 			continue
 		}
-		r.Result = append(r.Result, Result{Name: name, Metrics: []Metric{
-			{"pods/s", res.PodsPerSecond},
-			{"p50-ns", res.Latency.P50Ns},
-			{"p99-ns", res.Latency.P99Ns},
-			{"sched-cpu-ns/pod", res.SchedulerCPUSeconds * 1e9 / float64(res.Bound)},
-			{"sched-peak-rss-B", res.SchedulerPeakRSSBytes},
-		}})
+		r.Result = append(r.Result, Result{Name: name, Metrics: metrics})
 	}
 	return nil
+}
+
+// burstMetrics reads a burst result: throughput and latency of the bound
+// pods.
+func burstMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, string) {
+	name := fmt.Sprintf("Scheduler/shape=%s/claims=%s/nodes=%d/pods=%d/config=%s", benchPart(s.Shape), benchPart(s.Claims), res.Nodes, res.Pods, benchPart(res.Config))
+	if res.PendingPods > 0 {
+		name = fmt.Sprintf("%s/pending=%d", name, res.PendingPods)
+	}
+	if res.Bound == 0 {
+		return name, nil, "no pod bound"
+	}
+	return name, []Metric{
+		{"pods/s", res.PodsPerSecond},
+		{"p50-ns", res.Latency.P50Ns},
+		{"p99-ns", res.Latency.P99Ns},
+		{"sched-cpu-ns/pod", res.SchedulerCPUSeconds * 1e9 / float64(res.Bound)},
+		{"sched-peak-rss-B", res.SchedulerPeakRSSBytes},
+	}, ""
+}
+
+// gangMetrics reads a gang result: the gangs placed, then, if any was,
+// their rate and latency, and the pod-group cycles and scheduler CPU it
+// took whether placed or not (in-tree places none).
+func gangMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, string) {
+	g := res.Gang
+	if g == nil {
+		g = &gangResult{}
+	}
+	name := fmt.Sprintf("Scheduler/workload=gang/shape=%s/placement=%s/gang-size=%d/gangs=%d/nodes=%d/config=%s",
+		benchPart(s.Shape), benchPart(g.Placement), g.GangSize, g.Gangs, res.Nodes, benchPart(res.Config))
+	if g.Gangs == 0 {
+		return name, nil, "no gang created"
+	}
+	metrics := []Metric{{UnitGangsPlaced, float64(g.Placed)}}
+	if g.Placed > 0 {
+		metrics = append(metrics,
+			Metric{"groups/s", g.GroupsPerSecond},
+			Metric{"gang-p50-ns", g.Latency.P50Ns},
+			Metric{"gang-p99-ns", g.Latency.P99Ns})
+	}
+	metrics = append(metrics, Metric{"cycles/gang", g.CyclesPerGang})
+	if g.Cycles > 0 {
+		metrics = append(metrics, Metric{"ns/cycle", g.CycleSeconds * 1e9 / g.Cycles})
+	}
+	return name, append(metrics,
+		Metric{"sched-cpu-ns/gang", g.CPUSecondsPerGang * 1e9},
+		Metric{"sched-peak-rss-B", res.SchedulerPeakRSSBytes}), ""
+}
+
+// preemptionMetrics reads a preemption result: the preemptors bound, the
+// victims beyond the fewest possible, then, if any preemptor was bound,
+// their latency, and the scheduler CPU per preemptor, bound or not
+// (in-tree binds none).
+func preemptionMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, string) {
+	name := fmt.Sprintf("Scheduler/workload=preemption/shape=%s/nodes=%d/preemptors=%d/config=%s",
+		benchPart(s.Shape), res.Nodes, res.Pods, benchPart(res.Config))
+	p := res.Preemption
+	if p == nil || res.Pods == 0 {
+		return name, nil, "no preemptor created"
+	}
+	metrics := []Metric{
+		{UnitPreemptorsBound, float64(res.Bound)},
+		{"excess-victims", float64(max(0, p.Victims-p.MinVictims))},
+	}
+	if res.Bound > 0 {
+		metrics = append(metrics, Metric{"p50-ns", res.Latency.P50Ns}, Metric{"p99-ns", res.Latency.P99Ns})
+	}
+	return name, append(metrics,
+		Metric{"sched-cpu-ns/preemptor", res.SchedulerCPUSeconds * 1e9 / float64(res.Pods)},
+		Metric{"sched-peak-rss-B", res.SchedulerPeakRSSBytes}), ""
 }
 
 // benchPart makes a value safe inside a benchmark name (no spaces; "/"
