@@ -135,7 +135,7 @@ func TestDifferentialRandomTwins(t *testing.T) {
 	n := envInt(t, "DRA_DIFF_CASES", 2000)
 	first := envInt(t, "DRA_DIFF_SEED", 1)
 	opts := inventorygen.DefaultRandomOptions()
-	opts.TwinClaim, opts.MaxClaims, opts.MaxRequestsPerClaim, opts.FirstAvailable, opts.PartitionablePool, opts.Constraint = 0.7, 5, 1, 0.5, 0.5, 0.1
+	opts.TwinClaim, opts.MaxClaims, opts.MaxRequestsPerClaim, opts.FirstAvailable, opts.PartitionablePool, opts.Constraint = 0.7, 5, 2, 0.5, 0.5, 0.1
 	withTwins := 0
 	outcomes, failures := runSeeds(t, first, n, opts, func(c inventorygen.Case) {
 		if slices.Contains(allocator.FindTwins(c.Claims), true) {

@@ -26,22 +26,23 @@ func BenchmarkJointMIG(b *testing.B) {
 	features := structured.Features{PartitionableDevices: true, PrioritizedList: true}
 	cluster := inventorygen.DynamicMIG(1, 4)
 	node := cluster.Nodes[0]
-	for _, n := range []int{4, 6, 8, 9} {
+	for _, tc := range []struct{ n, count int }{{4, 1}, {6, 1}, {8, 1}, {9, 1}, {4, 2}, {5, 2}} {
+		n := tc.n
 		var claims, strangers []*resourceapi.ResourceClaim
 		for i := range n {
-			claims = append(claims, inventorygen.WholeElseMIGClaim(fmt.Sprintf("pod-%d", i), "3g.40gb"))
-			stranger := inventorygen.WholeElseMIGClaim(fmt.Sprintf("pod-%d", i), "3g.40gb")
+			claims = append(claims, inventorygen.WholeElseMIGClaim(fmt.Sprintf("pod-%d", i), "3g.40gb", int64(tc.count)))
+			stranger := inventorygen.WholeElseMIGClaim(fmt.Sprintf("pod-%d", i), "3g.40gb", int64(tc.count))
 			stranger.Spec.Devices.Config = []resourceapi.DeviceClaimConfiguration{{DeviceConfiguration: resourceapi.DeviceConfiguration{
 				Opaque: &resourceapi.OpaqueDeviceConfiguration{Driver: inventorygen.DriverNvidia, Parameters: runtime.RawExtension{Raw: fmt.Appendf(nil, `{"pod":%d}`, i)}},
 			}}}
 			strangers = append(strangers, stranger)
 		}
-		want := n <= 8
+		want := n*tc.count <= 8
 		for _, impl := range []struct {
 			name   string
 			claims []*resourceapi.ResourceClaim
 		}{{"ours", claims}, {"ours-without-twins", strangers}} {
-			b.Run(fmt.Sprintf("claims=%d/impl=%s", n, impl.name), func(b *testing.B) {
+			b.Run(fmt.Sprintf("claims=%dx%d/impl=%s", n, tc.count, impl.name), func(b *testing.B) {
 				inv := inventory.New()
 				for _, s := range cluster.Slices {
 					inv.Set(s)
@@ -57,7 +58,7 @@ func BenchmarkJointMIG(b *testing.B) {
 				b.ReportMetric(float64(a.Steps()-start)/float64(b.N), "steps/op")
 			})
 		}
-		b.Run(fmt.Sprintf("claims=%d/impl=upstream", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("claims=%dx%d/impl=upstream", n, tc.count), func(b *testing.B) {
 			a, err := structured.NewAllocator(context.Background(), features, naiveState(nil, nil), cluster.ClassLister(), cluster.Slices, cel.NewCache(100, cel.Features{}))
 			if err != nil {
 				b.Fatal(err)

@@ -112,7 +112,8 @@ type claimState struct {
 	selected    []int
 	constraints []constraint
 	results     []deviceResult
-	// pick is where the search of a claim of one device stands (twins.go).
+	// pick is where the search of the claim's first request stands
+	// (twins.go).
 	pick pick
 	// storage for constraint trackers, reused across calls
 	matchSlab    []matchConstraint

@@ -14,25 +14,26 @@ import (
 // find that nothing does.
 //
 // A claim is the twin of the claim just before it in the call when both
-// have the same spec and that spec is one request of one device (with or
-// without firstAvailable alternatives), without constraints, admin access
-// or capacity. The search lets a twin pick only at or after its
-// predecessor's pick, in the order the search walks: (alternative,
-// candidate position). This changes no answer and no result: the search
-// returns the first feasible assignment in that order, read claim by
-// claim, and swapping the picks of two twins keeps an assignment feasible,
-// so the first feasible assignment has non-decreasing picks across twins.
-// The argument needs the walk to be the same for every twin: FirstFit
-// walks the candidates in upstream's order, other policies in an order
-// computed once per call and selector chain (policy.go), so both do.
-// Skipping cannot hide an error either: the predecessor walked every
-// candidate the twin skips (the alternatives before its pick whole, its own
-// alternative up to its pick) with no more devices in use than the twin
-// has, and an error there (a selector that failed on a device) would have
-// ended the search at the predecessor.
+// have the same spec and that spec's requests each ask for a count of
+// devices (with or without firstAvailable alternatives), without
+// constraints, admin access or capacity. A twin's pick is where its first
+// request's search stands: the alternative and the position of its first
+// device, in the order the search walks. The search lets a twin pick only
+// at or after its predecessor's pick. This changes no answer and no
+// result: the search returns the first feasible assignment in its walk
+// order, read claim by claim, and swapping the devices of two twins keeps
+// an assignment feasible, so in the first feasible assignment a twin's
+// devices come at or after its predecessor's — and so does its pick. The
+// argument needs the walk to be the same for every twin: FirstFit walks
+// the candidates in upstream's order, other policies in an order computed
+// once per call and selector chain (policy.go), so both do. Skipping
+// cannot hide an error either: every step of the search the twin skips,
+// its predecessor took before its own pick, with no more devices in use
+// than the twin has, so a selector that failed on a device there would
+// have ended the search at the predecessor.
 
-// pick is where a claim's search stands: the alternative of its one
-// request and the position of the candidate taken.
+// pick is where a claim's search stands: the alternative of its first
+// request and the position of that request's first device.
 type pick struct {
 	sub, pos int
 }
@@ -41,7 +42,7 @@ type pick struct {
 func findTwins(claims []*resourceapi.ResourceClaim) []bool {
 	var twins []bool
 	for ci := 1; ci < len(claims); ci++ {
-		if !oneDeviceClaim(claims[ci]) || !equality.Semantic.DeepEqual(claims[ci].Spec.Devices, claims[ci-1].Spec.Devices) {
+		if !countedClaim(claims[ci]) || !equality.Semantic.DeepEqual(claims[ci].Spec.Devices, claims[ci-1].Spec.Devices) {
 			continue
 		}
 		if twins == nil {
@@ -52,26 +53,32 @@ func findTwins(claims []*resourceapi.ResourceClaim) []bool {
 	return twins
 }
 
-// oneDeviceClaim reports a claim of one request for exactly one device in
-// every alternative, without constraints, admin access or capacity.
-func oneDeviceClaim(claim *resourceapi.ResourceClaim) bool {
+// countedClaim reports a claim whose requests (one or more) each ask for
+// a count of devices in every alternative, without constraints, admin
+// access or capacity.
+func countedClaim(claim *resourceapi.ResourceClaim) bool {
 	d := &claim.Spec.Devices
-	if len(d.Requests) != 1 || len(d.Constraints) != 0 {
+	if len(d.Requests) == 0 || len(d.Constraints) != 0 {
 		return false
 	}
-	one := func(mode resourceapi.DeviceAllocationMode, count int64, capacity *resourceapi.CapacityRequirements) bool {
-		return (mode == resourceapi.DeviceAllocationModeExactCount || mode == "") && count == 1 && capacity == nil
+	counted := func(mode resourceapi.DeviceAllocationMode, count int64, capacity *resourceapi.CapacityRequirements) bool {
+		return (mode == resourceapi.DeviceAllocationModeExactCount || mode == "") && count >= 1 && capacity == nil
 	}
-	req := &d.Requests[0]
-	if e := req.Exactly; e != nil {
-		return len(req.FirstAvailable) == 0 && one(e.AllocationMode, e.Count, e.Capacity) && (e.AdminAccess == nil || !*e.AdminAccess)
-	}
-	if len(req.FirstAvailable) == 0 {
-		return false
-	}
-	for _, sub := range req.FirstAvailable {
-		if !one(sub.AllocationMode, sub.Count, sub.Capacity) {
+	for i := range d.Requests {
+		req := &d.Requests[i]
+		if e := req.Exactly; e != nil {
+			if len(req.FirstAvailable) != 0 || !counted(e.AllocationMode, e.Count, e.Capacity) || (e.AdminAccess != nil && *e.AdminAccess) {
+				return false
+			}
+			continue
+		}
+		if len(req.FirstAvailable) == 0 {
 			return false
+		}
+		for _, sub := range req.FirstAvailable {
+			if !counted(sub.AllocationMode, sub.Count, sub.Capacity) {
+				return false
+			}
 		}
 	}
 	return true

@@ -76,16 +76,16 @@ func MIGProfileClaim(name, profile string) *resourceapi.ResourceClaim {
 }
 
 // WholeElseMIGClaim is a firstAvailable request "req-0" with the
-// subrequests "whole" (one full NVIDIA GPU) and "part" (one MIG device of
-// profile): the claim of a gang pod that takes a part of a GPU where a
-// whole one would strand a sibling.
-func WholeElseMIGClaim(name, profile string) *resourceapi.ResourceClaim {
+// subrequests "whole" (count full NVIDIA GPUs) and "part" (count MIG
+// devices of profile): the claim of a gang pod that takes parts of GPUs
+// where whole ones would strand a sibling.
+func WholeElseMIGClaim(name, profile string, count int64) *resourceapi.ResourceClaim {
 	return NewClaim(name, resourceapi.DeviceRequest{
 		Name: RequestName,
 		FirstAvailable: []resourceapi.DeviceSubRequest{
-			{Name: "whole", DeviceClassName: ClassNvidiaGPU, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1},
+			{Name: "whole", DeviceClassName: ClassNvidiaGPU, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count},
 			{Name: "part", DeviceClassName: ClassNvidiaMIG, Selectors: celSelectors(fmt.Sprintf("device.attributes[%q].profile == %q", DriverNvidia, profile)),
-				AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1},
+				AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count},
 		},
 	})
 }
