@@ -98,7 +98,7 @@ func (cs *claimState) reset() {
 	cs.selected = cs.selected[:0]
 	cs.constraints = cs.constraints[:0]
 	cs.results = cs.results[:0]
-	cs.pick = pick{}
+	cs.pick = twinPick{}
 	cs.matchSlab = cs.matchSlab[:0]
 	cs.distinctSlab = cs.distinctSlab[:0]
 }
@@ -114,7 +114,7 @@ type claimState struct {
 	results     []deviceResult
 	// pick is where the search of the claim's first request stands
 	// (twins.go).
-	pick pick
+	pick twinPick
 	// storage for constraint trackers, reused across calls
 	matchSlab    []matchConstraint
 	distinctSlab []distinctConstraint

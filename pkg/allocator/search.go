@@ -69,7 +69,7 @@ func (c *call) step(p position, start int) (bool, error) {
 
 	if !p.subChosen && r.hasSubs {
 		// A twin starts at its predecessor's pick (twins.go).
-		var from pick
+		var from twinPick
 		if p.req == 0 {
 			from = c.twinBound(p.claim)
 		}
@@ -178,7 +178,7 @@ func (c *call) step(p position, start int) (bool, error) {
 			continue
 		}
 		if p.req == 0 && p.dev == 0 {
-			cs.pick = pick{sub: p.sub, pos: k}
+			cs.pick = twinPick{sub: p.sub, pos: k}
 		}
 		done, err := c.step(next, k+1)
 		if err == nil && done {

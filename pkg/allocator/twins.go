@@ -16,7 +16,8 @@ import (
 // A claim is the twin of the claim just before it in the call when both
 // have the same spec and that spec's requests each ask for a count of
 // devices (with or without firstAvailable alternatives), without
-// constraints, admin access or capacity. A twin's pick is where its first
+// constraints, admin access or capacity, and never more devices than a
+// result holds (countedClaim). A twin's pick is where its first
 // request's search stands: the alternative and the position of its first
 // device, in the order the search walks. The search lets a twin pick only
 // at or after its predecessor's pick. This changes no answer and no
@@ -32,9 +33,9 @@ import (
 // than the twin has, so a selector that failed on a device there would
 // have ended the search at the predecessor.
 
-// pick is where a claim's search stands: the alternative of its first
+// twinPick is where a claim's search stands: the alternative of its first
 // request and the position of that request's first device.
-type pick struct {
+type twinPick struct {
 	sub, pos int
 }
 
@@ -55,7 +56,8 @@ func findTwins(claims []*resourceapi.ResourceClaim) []bool {
 
 // countedClaim reports a claim whose requests (one or more) each ask for
 // a count of devices in every alternative, without constraints, admin
-// access or capacity.
+// access or capacity, and that can never take more devices than a result
+// holds.
 func countedClaim(claim *resourceapi.ResourceClaim) bool {
 	d := &claim.Spec.Devices
 	if len(d.Requests) == 0 || len(d.Constraints) != 0 {
@@ -64,31 +66,40 @@ func countedClaim(claim *resourceapi.ResourceClaim) bool {
 	counted := func(mode resourceapi.DeviceAllocationMode, count int64, capacity *resourceapi.CapacityRequirements) bool {
 		return (mode == resourceapi.DeviceAllocationModeExactCount || mode == "") && count >= 1 && capacity == nil
 	}
+	// most is the most devices the claim can take: it must stay within the
+	// result size limit, or the search's errMaxSize (which ends an
+	// alternative early) could leave candidates the predecessor never
+	// walked before those the twin skips.
+	var most int64
 	for i := range d.Requests {
 		req := &d.Requests[i]
 		if e := req.Exactly; e != nil {
 			if len(req.FirstAvailable) != 0 || !counted(e.AllocationMode, e.Count, e.Capacity) || (e.AdminAccess != nil && *e.AdminAccess) {
 				return false
 			}
+			most += e.Count
 			continue
 		}
 		if len(req.FirstAvailable) == 0 {
 			return false
 		}
+		var largest int64
 		for _, sub := range req.FirstAvailable {
 			if !counted(sub.AllocationMode, sub.Count, sub.Capacity) {
 				return false
 			}
+			largest = max(largest, sub.Count)
 		}
+		most += largest
 	}
-	return true
+	return most <= resourceapi.AllocationResultsMaxSize
 }
 
 // twinBound returns the least pick claim ci may make: its predecessor's
 // current pick when ci is a twin, else the first pick.
-func (c *call) twinBound(ci int) pick {
+func (c *call) twinBound(ci int) twinPick {
 	if c.twins == nil || !c.twins[ci] {
-		return pick{}
+		return twinPick{}
 	}
 	return c.claimStates[ci-1].pick
 }

@@ -7,10 +7,13 @@ import (
 	"slices"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
 // TestTwinClaimsGetTheDevicesTheyWouldGetAsStrangers runs random gangs'
@@ -93,5 +96,62 @@ func TestTwinClaimsGetTheDevicesTheyWouldGetAsStrangers(t *testing.T) {
 				t.Errorf("%d fit, %d refused: the cases do not exercise both", fit, refused)
 			}
 		})
+	}
+}
+
+// Twin claims: R0 firstAvailable [a0: 2 devices, a1: 1], R1: 31 devices.
+// Under a0 R1 exceeds the 32-device limit, so errMaxSize aborts a0 as soon
+// as R0 completes (upstream does the same). The predecessor completes R0
+// under a0 with y0,y1 and never reaches f (a0's selector errors on f);
+// it then takes a1 (z1) and y0,y1,r1..r29 for R1. The unbounded twin walks
+// a0 again: y0,y1 are in use, so it reaches f -> CEL runtime error
+// (upstream's outcome). Bounded as a twin it would start at a1 and succeed;
+// such claims are no twins (countedClaim), and both calls give upstream's
+// error. Found in review.
+func TestAClaimThatCanExceedTheResultLimitIsNoTwin(t *testing.T) {
+	const drv = "gpu.example.com"
+	node := objects.MakeNode("node-a").Obj()
+	s := objects.MakeSlice("node-a-devs", drv, "node-a")
+	dev := func(name, kind string, withN bool) {
+		s.Device(name, nil).Attribute("kind", kind)
+		if withN {
+			s.Attribute("n", "0")
+		}
+	}
+	dev("y0", "y", true)
+	dev("y1", "y", true)
+	dev("f", "f", false)
+	for i := 1; i <= 60; i++ {
+		dev(fmt.Sprintf("r%02d", i), "r", true)
+	}
+	dev("z1", "z", true)
+	dev("z2", "z", true)
+	sel := func(e string) []resourceapi.DeviceSelector {
+		return []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: e}}}
+	}
+	spec := func() resourceapi.ResourceClaimSpec {
+		return resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{
+			{Name: "r0", FirstAvailable: []resourceapi.DeviceSubRequest{
+				{Name: "a0", DeviceClassName: "gpu", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 2,
+					Selectors: sel(`device.attributes["gpu.example.com"].kind == "y" || device.attributes["gpu.example.com"].n == "1"`)},
+				{Name: "a1", DeviceClassName: "gpu", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+					Selectors: sel(`device.attributes["gpu.example.com"].kind == "z"`)},
+			}},
+			{Name: "r1", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 31,
+				Selectors: sel(`device.attributes["gpu.example.com"].kind in ["r", "y"]`)}},
+		}}}
+	}
+	tc := diffCase{
+		features: defaultFeatures,
+		classes:  inventorygen.NewClassLister(objects.DeviceClass("gpu", drv)),
+		slices:   []*resourceapi.ResourceSlice{s.Obj()},
+		claims:   []*resourceapi.ResourceClaim{objects.Claim("c1", "ns", spec()), objects.Claim("c2", "ns", spec())},
+		nodes:    []*v1.Node{node},
+	}
+	if twins := allocator.FindTwins(tc.claims); slices.Contains(twins, true) {
+		t.Errorf("claims that can take 33 devices are twins: %v", twins)
+	}
+	for _, d := range compare(t.Context(), tc) {
+		t.Error(d)
 	}
 }
