@@ -9,7 +9,9 @@ import (
 // newNodeCheck returns what a node must pass before its devices are asked
 // about: the pod's own constraints and where its allocated claims are.
 func newNodeCheck(pod *v1.Pod, claims []Claim) (*nodecheck.Check, error) {
-	nc := nodecheck.New(pod)
+	// kubectl dra explain does not know the scheduler's feature gates:
+	// those of 1.37 by default.
+	nc := nodecheck.New(pod, nodecheck.Features{})
 	for _, c := range claims {
 		if c.State != ClaimAllocated {
 			continue

@@ -11,7 +11,8 @@ import (
 )
 
 // Reasons a node fails, in kube-scheduler's words where it has them. A
-// taint's reason names the taint (see Check.Reject).
+// taint's reason names the taint, where kube-scheduler says "node(s) had
+// untolerated taint(s)" (see Check.Reject).
 const (
 	ReasonNodeName      = "node(s) didn't match the requested node name"
 	ReasonAffinity      = "node(s) didn't match Pod's node affinity/selector"
@@ -19,17 +20,26 @@ const (
 	ReasonClaimNode     = "node(s) not among those an allocated claim's devices are available on"
 )
 
+// Features are the kube-scheduler feature gates the checks follow.
+type Features struct {
+	// TolerationComparisonOperators is TaintTolerationComparisonOperators
+	// (alpha in 1.37): tolerations may compare taint values (Gt, Lt).
+	TolerationComparisonOperators bool
+}
+
 // Check is what a node must pass to take a pod, devices aside.
 type Check struct {
+	features Features
 	pod      *v1.Pod
 	affinity nodeaffinity.RequiredNodeAffinity
 	// allocatedOn are the node selectors of the pod's allocated claims.
 	allocatedOn []*nodeaffinity.NodeSelector
 }
 
-// New returns the check for pod; AddAllocation adds its allocated claims.
-func New(pod *v1.Pod) *Check {
-	return &Check{pod: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
+// New returns the check for pod under the features' gates;
+// AddAllocation adds its allocated claims.
+func New(pod *v1.Pod, features Features) *Check {
+	return &Check{features: features, pod: pod, affinity: nodeaffinity.GetRequiredNodeAffinity(pod)}
 }
 
 // AddAllocation restricts the pod to the nodes where the allocation of its
@@ -65,7 +75,7 @@ func (c *Check) Reject(node *v1.Node) string {
 	}
 	taint, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, c.pod.Spec.Tolerations, func(t *v1.Taint) bool {
 		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-	}, true)
+	}, c.features.TolerationComparisonOperators)
 	if untolerated {
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)
 	}
@@ -89,5 +99,5 @@ func (c *Check) Eligible(nodes []*v1.Node) []*v1.Node {
 }
 
 func (c *Check) tolerates(taint *v1.Taint) bool {
-	return v1helper.TolerationsTolerateTaint(klog.Background(), c.pod.Spec.Tolerations, taint, true)
+	return v1helper.TolerationsTolerateTaint(klog.Background(), c.pod.Spec.Tolerations, taint, c.features.TolerationComparisonOperators)
 }

@@ -20,10 +20,17 @@ func TestReject(t *testing.T) {
 	tolerateGPU := func(p *v1.Pod) {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: "gpu", Operator: v1.TolerationOpExists})
 	}
+	tolerateGreater := func(p *v1.Pod) {
+		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: "gpu", Operator: v1.TolerationOpGt, Value: "5", Effect: v1.TaintEffectNoSchedule})
+	}
+	numericTaint := func(n *v1.Node) {
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "gpu", Value: "9", Effect: v1.TaintEffectNoSchedule})
+	}
 	for _, tc := range []struct {
 		name        string
 		pod         func(*v1.Pod)
 		node        func(*v1.Node)
+		features    nodecheck.Features
 		allocatedOn string
 		want        string
 	}{
@@ -56,6 +63,10 @@ func TestReject(t *testing.T) {
 			node: taint(v1.TaintEffectPreferNoSchedule)},
 		{name: "a tolerated taint does not reject the node",
 			node: taint(v1.TaintEffectNoSchedule), pod: tolerateGPU},
+		{name: "a toleration comparing values tolerates a greater taint with TaintTolerationComparisonOperators",
+			node: numericTaint, pod: tolerateGreater, features: nodecheck.Features{TolerationComparisonOperators: true}},
+		{name: "a toleration comparing values tolerates nothing without TaintTolerationComparisonOperators",
+			node: numericTaint, pod: tolerateGreater, want: "node(s) had untolerated taint {gpu: 9}"},
 		{name: "a claim allocated on another node rejects this one",
 			allocatedOn: "node-2", want: nodecheck.ReasonClaimNode},
 		{name: "a claim allocated on this node accepts it",
@@ -70,7 +81,7 @@ func TestReject(t *testing.T) {
 			if tc.node != nil {
 				tc.node(node)
 			}
-			check := nodecheck.New(pod)
+			check := nodecheck.New(pod, tc.features)
 			// An allocation usable anywhere restricts nothing.
 			if err := check.AddAllocation("test/anywhere", &resourceapi.AllocationResult{}); err != nil {
 				t.Fatal(err)
@@ -92,7 +103,7 @@ func TestReject(t *testing.T) {
 }
 
 func TestAnAllocationWhoseNodeSelectorDoesNotParseIsAnErrorNamingTheClaim(t *testing.T) {
-	check := nodecheck.New(objects.MakePod("pod", "test").Obj())
+	check := nodecheck.New(objects.MakePod("pod", "test").Obj(), nodecheck.Features{})
 	bad := &resourceapi.AllocationResult{NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
 		MatchExpressions: []v1.NodeSelectorRequirement{{Key: "zone", Operator: "Around", Values: []string{"a"}}},
 	}}}}

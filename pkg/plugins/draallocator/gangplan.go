@@ -114,19 +114,25 @@ func (m *gangMember) plannedNode() string {
 	return m.plan.planned[m.uid] // written before the plan is shared
 }
 
-// preferPlannedNode makes the planned node win a tie in the normalized
-// scores: one point above the nodes it ties with, or those one point
-// below it when it already has the maximum. Score ranks the devices a pod
-// gets on each node, the plan's joint ones on its planned node, so a node
-// where the pod keeps a better preference still wins; among equals the
-// plan's choice does, and the group lands as planned.
+// preferPlannedNode makes the planned node win a tie for the best
+// normalized score: one point above the nodes it ties with, or those one
+// point below it when it has the maximum already. A node that scores
+// higher keeps winning — Score ranks the devices a pod gets on each node,
+// the plan's joint ones on its planned node, so a node where the pod
+// keeps a better preference wins — and a planned node below the best is
+// left alone, so that no node is raised to tie with a better one.
 func preferPlannedNode(scores fwk.NodeScoreList, planned string) {
 	i := slices.IndexFunc(scores, func(s fwk.NodeScore) bool { return s.Name == planned })
 	if i < 0 {
 		return
 	}
-	own := scores[i].Score
-	tied := slices.ContainsFunc(scores, func(s fwk.NodeScore) bool { return s.Name != planned && s.Score == own })
+	own, tied := scores[i].Score, false
+	for j, s := range scores {
+		if j != i && s.Score > own {
+			return
+		}
+		tied = tied || (j != i && s.Score == own)
+	}
 	switch {
 	case !tied:
 	case own < fwk.MaxNodeScore:
@@ -233,6 +239,7 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 // claims' included.
 func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *stateData, nodes []*v1.Node) (members []allocator.GangMember, withoutDevices int, err error) {
 	var gang []allocator.GangPod
+pods:
 	for uid, p := range pods {
 		all := s.claims
 		if uid != pod.UID {
@@ -242,12 +249,15 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 				continue
 			}
 		}
-		check := nodecheck.New(p)
+		check := nodecheck.New(p, nodecheck.Features{TolerationComparisonOperators: pl.fts.EnableTaintTolerationComparisonOperators})
 		var claims []*resourceapi.ResourceClaim
 		for _, c := range all {
 			if a := pl.allocationOf(c); a != nil {
 				if err := check.AddAllocation(c.Namespace+"/"+c.Name, a); err != nil {
-					return nil, 0, fmt.Errorf("pod %s: %w", klog.KObj(p), err)
+					if uid == pod.UID {
+						return nil, 0, fmt.Errorf("pod %s: %w", klog.KObj(p), err)
+					}
+					continue pods // as above: that pod's own cycle fails
 				}
 			} else if uid != pod.UID {
 				claims = append(claims, c)

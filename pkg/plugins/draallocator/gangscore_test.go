@@ -112,6 +112,7 @@ func TestPreferPlannedNode(t *testing.T) {
 		{"a planned node tied with another gets one point more", "node-b", []int64{40, 40, 10}, []int64{40, 41, 10}},
 		{"a planned node tied at the maximum leaves the others one point below", "node-a", []int64{100, 100, 100}, []int64{100, 99, 99}},
 		{"a planned node that scores lower stays lower", "node-c", []int64{90, 50, 20}, []int64{90, 50, 20}},
+		{"a planned node tied below the best is not raised to tie with it", "node-a", []int64{40, 40, 41}, []int64{40, 40, 41}},
 		{"a planned node that wins already is left alone", "node-a", []int64{90, 50, 20}, []int64{90, 50, 20}},
 		{"no planned node changes nothing", "", []int64{0, 0, 0}, []int64{0, 0, 0}},
 		{"a planned node not among the scored changes nothing", "node-z", []int64{7, 7, 7}, []int64{7, 7, 7}},

@@ -57,7 +57,8 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 		return 0, fwk.AsStatus(err)
 	}
 	if !pl.scoresDevices(s) {
-		// Every node scores 0; PreScore normally skips Score already.
+		// Every node scores 0 (PreScore skips Score then, unless a pod
+		// group's plan names a node, which NormalizeScore prefers).
 		return 0, nil
 	}
 	start := time.Now()
@@ -108,7 +109,8 @@ func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) i
 
 // normalizeScore scales FirstAvailable scores to [0, MaxNodeScore]; the
 // allocation strategies already score in that range. The node a pod
-// group's plan puts the pod on wins ties (preferPlannedNode).
+// group's plan puts the pod on wins a tie for the best score
+// (preferPlannedNode).
 func (pl *DRAAllocator) normalizeScore(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
 	if s, err := getState(cs); err == nil {
 		defer preferPlannedNode(scores, s.gang.plannedNode())
