@@ -1,0 +1,59 @@
+package allocator
+
+import (
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// How full a node's devices are, for the scoring strategies that pack or
+// spread.
+
+// Occupancy reports, over the pools of node that results allocate from,
+// how many devices there are and how many would be in use once results
+// are applied. Scoring strategies use it to pack or to spread.
+func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationResult) (used, total int) {
+	view, err := a.inv.View(node, a.viewOptions())
+	if err != nil {
+		return 0, 0
+	}
+	pools := map[inventory.PoolID]bool{}
+	taken := map[inventory.DeviceKey]bool{}
+	for _, res := range results {
+		for _, d := range res.Devices.Results {
+			pools[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
+			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
+		}
+	}
+	for i, d := range view.Devices {
+		if !pools[view.Pools[view.PoolOf[i]].ID] {
+			continue
+		}
+		total++
+		if a.state.isAllocated(d.Index) || taken[d.Key()] {
+			used++
+		}
+	}
+	return used, total
+}
+
+// NodeOccupancy reports how many devices node offers, over all its pools,
+// and how many of them are in use: a gang's plan tries nodes in the
+// scoring strategy's order before any device is chosen. It approximates
+// Occupancy, which counts only the pools a pod's results use: on a node
+// of several pools (GPUs and NICs), or of partitions, the two may rank
+// nodes differently.
+func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
+	view, err := a.inv.View(node, a.viewOptions())
+	if err != nil {
+		return 0, 0
+	}
+	for _, d := range view.Devices {
+		total++
+		if a.state.isAllocated(d.Index) {
+			used++
+		}
+	}
+	return used, total
+}
