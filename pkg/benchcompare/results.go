@@ -216,6 +216,7 @@ type gangResult struct {
 	GangSize          int              `json:"gangSize"`
 	Gangs             int              `json:"gangs"`
 	Placed            int              `json:"placed"`
+	Partial           int              `json:"partial"`
 	GroupsPerSecond   float64          `json:"groupsPerSecond"`
 	Latency           schedulerLatency `json:"latency"`
 	Cycles            float64          `json:"cycles"`
@@ -293,7 +294,9 @@ func gangMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, st
 	if g.Gangs == 0 {
 		return name, nil, "no gang created"
 	}
-	metrics := []Metric{{UnitGangsPlaced, float64(g.Placed)}}
+	// Partly bound gangs must not exist (a gang runs whole or not at
+	// all): any is a regression.
+	metrics := []Metric{{UnitGangsPlaced, float64(g.Placed)}, {"gangs-partial", float64(g.Partial)}}
 	if g.Placed > 0 {
 		metrics = append(metrics,
 			Metric{"groups/s", g.GroupsPerSecond},

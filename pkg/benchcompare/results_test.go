@@ -72,7 +72,7 @@ func TestSchedulerReportsAreReadByTheirWorkloadsMetrics(t *testing.T) {
 			name:   "a gang result gives the gangs placed, groups/s, gang latency, cycles and CPU per gang",
 			report: schedulerReport("gang", gangResult("ours", 10, 1, 0.25, 20, 1e8, 3e8)),
 			want: []benchcompare.Result{{Name: gangName + "ours", Metrics: []benchcompare.Metric{
-				{Unit: "gangs-placed", Value: 10}, {Unit: "groups/s", Value: 20}, {Unit: "gang-p50-ns", Value: 1e8}, {Unit: "gang-p99-ns", Value: 3e8},
+				{Unit: "gangs-placed", Value: 10}, {Unit: "gangs-partial", Value: 0}, {Unit: "groups/s", Value: 20}, {Unit: "gang-p50-ns", Value: 1e8}, {Unit: "gang-p99-ns", Value: 3e8},
 				{Unit: "cycles/gang", Value: 1}, {Unit: "ns/cycle", Value: 2.5e7}, {Unit: "sched-cpu-ns/gang", Value: 2.5e8}, {Unit: "sched-peak-rss-B", Value: 1 << 20},
 			}}},
 		},
@@ -80,7 +80,7 @@ func TestSchedulerReportsAreReadByTheirWorkloadsMetrics(t *testing.T) {
 			name:   "a gang result with no gang placed still gives the cycles and CPU per gang",
 			report: schedulerReport("gang", gangResult("in-tree", 0, 4, 0.5, 0, 0, 0)),
 			want: []benchcompare.Result{{Name: gangName + "in-tree", Metrics: []benchcompare.Metric{
-				{Unit: "gangs-placed", Value: 0}, {Unit: "cycles/gang", Value: 4}, {Unit: "ns/cycle", Value: 2.5e7},
+				{Unit: "gangs-placed", Value: 0}, {Unit: "gangs-partial", Value: 0}, {Unit: "cycles/gang", Value: 4}, {Unit: "ns/cycle", Value: 2.5e7},
 				{Unit: "sched-cpu-ns/gang", Value: 5e8}, {Unit: "sched-peak-rss-B", Value: 1 << 20},
 			}}},
 		},
