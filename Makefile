@@ -71,7 +71,7 @@ smoke:
 ## lock-free and copy-on-write structures the race detector must see
 ## (~7 min cold); CI runs it next to make test.
 RACE_PKGS ?= $$(hack/race-packages.sh)
-RACE_CORE := ./pkg/allocator ./pkg/inventory ./pkg/celmatch ./pkg/bitset ./pkg/taintrules ./pkg/allocationcheck
+RACE_CORE := ./pkg/allocator ./pkg/inventory ./pkg/celmatch ./pkg/bitset ./pkg/cowbits ./pkg/taintrules ./pkg/allocationcheck
 test-race:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PKGS)
 

@@ -58,7 +58,7 @@
 // to date by a Tracker (tracker.go) in long-lived callers, and changed
 // without being modified by a WhatIf (whatif.go: a preemption dry run's
 // released and taken devices, into a new State for an allocator made
-// WithState); what is kept
+// WithState; States share unchanged bits, pkg/cowbits); what is kept
 // for selectors is bounded (cache.go: past CacheLimits — 4096
 // expressions, 4096 chains, 256 MiB estimated by default — the least
 // recently used expressions and chains are evicted, their results freed,

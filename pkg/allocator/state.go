@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/dynamic-resource-allocation/structured"
 
-	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
+	"github.com/dra-scheduler/dra-scheduler/pkg/cowbits"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -13,13 +13,16 @@ import (
 // inventory. Devices the inventory does not know are irrelevant: they
 // cannot be candidates. A long-lived caller builds it once per change of
 // the allocated devices (NewState, or a Tracker), not per pod; it must not
-// change while allocators use it.
+// change while allocators use it. Its device sets are copy-on-write
+// (pkg/cowbits): a what-if (whatif.go) or a Tracker update copies a State
+// to change the devices of a node or two, and a copy shares every chunk
+// of bits it does not change.
 type State struct {
 	// dedicated holds devices in AllocatedDevices, by device index.
-	dedicated *bitset.Set
+	dedicated *cowbits.Set
 	// shared holds devices with persisted shares: an AggregatedCapacity
 	// entry or an AllocatedSharedDeviceIDs entry.
-	shared *bitset.Set
+	shared *cowbits.Set
 	// aggregated is AggregatedCapacity by index.
 	aggregated map[int]structured.ConsumedCapacity
 	// shares counts a device's AllocatedSharedDeviceIDs entries, by
@@ -38,7 +41,7 @@ type State struct {
 // NewState translates st for inv.
 func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	n := inv.NumIndexes()
-	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
+	s := &State{dedicated: cowbits.New(n), shared: cowbits.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		shares: map[int]int{}, counters: map[inventory.PoolID]poolCounters{}}
 	for id := range st.AllocatedDevices {
 		for _, d := range inv.LookupID(id) {

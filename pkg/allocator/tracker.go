@@ -11,7 +11,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 
-	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
+	"github.com/dra-scheduler/dra-scheduler/pkg/cowbits"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -315,7 +315,7 @@ func (t *Tracker) State(inv *inventory.Inventory) *State {
 // rebuild translates everything tracked for inv.
 func (t *Tracker) rebuild(inv *inventory.Inventory) *State {
 	n := inv.NumIndexes()
-	s := &State{dedicated: bitset.New(n), shared: bitset.New(n), aggregated: map[int]structured.ConsumedCapacity{},
+	s := &State{dedicated: cowbits.New(n), shared: cowbits.New(n), aggregated: map[int]structured.ConsumedCapacity{},
 		shares: map[int]int{}, counters: map[inventory.PoolID]poolCounters{}, countersGen: inv.Generation()}
 	seen := sets.New[structured.DeviceID]()
 	for _, ids := range []func(func(structured.DeviceID)){
