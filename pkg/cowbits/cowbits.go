@@ -53,20 +53,18 @@ func (s *Set) Has(i int) bool {
 
 // Set adds i to s. It panics unless 0 <= i < Len().
 func (s *Set) Set(i int) {
-	w := s.word(i)
-	*w |= 1 << (uint(i) & 63)
+	if !s.Has(i) { // a member already: nothing to write, the chunk stays shared
+		*s.word(i) |= 1 << (uint(i) & 63)
+	}
 }
 
 // Clear removes i from s. It panics unless 0 <= i < Len().
 func (s *Set) Clear(i int) {
-	if !s.Has(i) {
-		if uint(i) >= uint(s.n) {
-			panic(fmt.Sprintf("cowbits: index %d out of range [0, %d)", i, s.n))
-		}
-		return // nothing to write: the chunk stays shared
+	if s.Has(i) {
+		*s.word(i) &^= 1 << (uint(i) & 63)
+	} else if uint(i) >= uint(s.n) {
+		panic(fmt.Sprintf("cowbits: index %d out of range [0, %d)", i, s.n))
 	}
-	w := s.word(i)
-	*w &^= 1 << (uint(i) & 63)
 }
 
 // word returns i's word for writing, copying its chunk first unless s owns
