@@ -87,36 +87,6 @@ func (l *ledger) view() ledgerView {
 	return v
 }
 
-// podSet is a set of pods by UID, safe for concurrent use, that forgets
-// everything once it holds limit pods: a pod deleted while recorded is
-// never taken, and the set must not grow without bound.
-type podSet struct {
-	limit int
-	mu    sync.Mutex
-	uids  map[types.UID]struct{}
-}
-
-func newPodSet(limit int) *podSet { return &podSet{limit: limit, uids: map[types.UID]struct{}{}} }
-
-// add records a pod.
-func (p *podSet) add(uid types.UID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.uids) >= p.limit {
-		clear(p.uids)
-	}
-	p.uids[uid] = struct{}{}
-}
-
-// take forgets a pod and reports whether it was recorded.
-func (p *podSet) take(uid types.UID) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.uids[uid]
-	delete(p.uids, uid)
-	return ok
-}
-
 // ledgerView is a cycle's copy of the ledger, by node name.
 type ledgerView map[string][]ledgerEntry
 
