@@ -150,6 +150,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		}
 		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
+	if d != nil && len(d.removed) > 0 {
+		// A preemption dry run: DefaultPreemption may nominate the pod
+		// here (nominatedNode).
+		pl.preemptors.add(pod.UID)
+	}
 	return nil
 }
 

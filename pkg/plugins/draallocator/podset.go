@@ -27,6 +27,14 @@ func (p *podSet) add(uid types.UID) {
 	p.uids[uid] = struct{}{}
 }
 
+// has reports whether a pod is recorded.
+func (p *podSet) has(uid types.UID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.uids[uid]
+	return ok
+}
+
 // take forgets a pod and reports whether it was recorded.
 func (p *podSet) take(uid types.UID) bool {
 	p.mu.Lock()

@@ -503,6 +503,66 @@ func TestPostFilterKeepsTheNominationWhileTheDevicesOfPreemptedPodsAreReleased(t
 	}
 }
 
+func TestPostFilterWaitsForANominationNotYetInThePodsStatus(t *testing.T) {
+	// node-1: low-0 was preempted and is gone, its claim still holds
+	// dev-0; low-1..3 stay. node-2 is full of pods that stay. The pod asks
+	// for one device and was nominated to node-1 by DefaultPreemption, but
+	// its status does not say so yet: kube-scheduler has the nomination
+	// in memory only.
+	for _, tc := range []struct {
+		name string
+		// dryRun runs a dry run of the pod's preemption that finds room
+		// on node-1, as DefaultPreemption's before nominating.
+		dryRun bool
+		// nominated is the node the scheduler's nominator holds the pod
+		// on; "" for none.
+		nominated string
+		wait      bool
+	}{
+		{"nominated in memory where a victim's device is being released: wait", true, "node-1", true},
+		{"nominated in memory where nothing is being released: preempt again", true, "node-2", false},
+		{"a dry run found room but the pod was nominated nowhere: preempt", true, "", false},
+		{"no dry run found room for the pod: preempt without asking every node", false, "node-1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes, objs := preemptionCluster()
+			low, held := fullNode1()
+			objs = append(objs, held[1:]...)
+			for i := range 4 {
+				pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
+				objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+			}
+			pod, claim := preemptor(1)
+			objs = append(objs, claim)
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			pl := h.plugins[0]
+			c, st := h.filter(pl, pod)
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("fits on %v (PreFilter %v), want nowhere: dev-0 is still allocated", c.feasible, st)
+			}
+			if tc.dryRun {
+				if st := c.dryRun("node-1", low[1]); !st.IsSuccess() {
+					t.Fatalf("the dry run removing %s: %v, want room", low[1].Name, st)
+				}
+			}
+			if tc.nominated != "" {
+				h.nominated.AddNominatedPod(klog.Background(), podInfo(t, pod), &fwk.NominatingInfo{NominatedNodeName: tc.nominated, NominatingMode: fwk.ModeOverride})
+			}
+			rejected := nodeStatuses{fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithPlugin(Name)}
+			result, st := pl.PostFilter(h.ctx, c.state, pod, rejected)
+			if st.IsSuccess() != tc.wait {
+				t.Fatalf("PostFilter: %v, want waiting %v", st, tc.wait)
+			}
+			if tc.wait && (result == nil || result.NominatedNodeName != tc.nominated || result.NominatingMode != fwk.ModeOverride) {
+				t.Errorf("PostFilter result %+v, want the nomination to %s kept", result, tc.nominated)
+			}
+			if !tc.wait && st.Code() != fwk.Unschedulable {
+				t.Errorf("PostFilter: %v, want Unschedulable so that DefaultPreemption runs", st)
+			}
+		})
+	}
+}
+
 func TestANominatedPodWaitingForItsVictimsHoldsTheDevicesAlreadyFreed(t *testing.T) {
 	nodes, objs := preemptionCluster()
 	low, held := fullNode1()

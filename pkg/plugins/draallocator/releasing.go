@@ -36,8 +36,11 @@ import (
 // device taken; waiting here, instead of preempting again, lets the
 // requeuer retry the pod once the tracker catches up.
 func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.Pod, statuses fwk.NodeToStatusReader) string {
-	name := pod.Status.NominatedNodeName
-	if name == "" || s.alloc == nil || !pl.preemptionEnabled() {
+	if s.alloc == nil || !pl.preemptionEnabled() {
+		return ""
+	}
+	name := pl.nominatedNode(pod)
+	if name == "" {
 		return ""
 	}
 	if statuses != nil && !rejectedBy(statuses.Get(name), Name) {
@@ -83,6 +86,34 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 		return ""
 	}
 	return name
+}
+
+// nominatedNode returns the node the scheduler nominated the pod to, ""
+// if none. The pod's status names it only once kube-scheduler's write of
+// the nomination is done and its watch event has arrived; until then it
+// is only in the scheduler's memory (the scheduling queue's nominator),
+// while the victims' deletions may already have queued the pod again
+// (SchedulerAsyncAPICalls, or a slow API server, widen that window). The
+// nominator answers by node only: for a pod whose status names no node
+// and for which a preemption dry run found room (preemptors, so that
+// other pods cost nothing), every node is asked.
+func (pl *DRAAllocator) nominatedNode(pod *v1.Pod) string {
+	if name := pod.Status.NominatedNodeName; name != "" || !pl.preemptors.has(pod.UID) {
+		return name
+	}
+	nodes, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		return ""
+	}
+	for _, ni := range nodes {
+		name := ni.Node().Name
+		for _, pi := range pl.handle.NominatedPodsForNode(name) {
+			if pi.GetPod().UID == pod.UID {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // beingReleased returns the allocations on node of claims that every

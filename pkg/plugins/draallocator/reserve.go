@@ -69,6 +69,7 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		// A pod-group cycle's reservations are a trial, reverted when it
 		// ends: the pod is placed only once it is reserved for binding.
 		pl.requeue.placed(pod)
+		pl.preemptors.take(pod.UID)
 	}
 	return nil
 }

@@ -26,6 +26,10 @@ const celCacheSize = 1000
 // the pods recorded wait for other events than an assigned pod's.
 const shortOfNodeResourcesLimit = 10000
 
+// preemptorsLimit bounds shared.preemptors: beyond it, the pods recorded
+// are found nominated only once their status says so.
+const preemptorsLimit = 10000
+
 // shared is the state of one scheduler's DRAAllocator plugins, whatever
 // the number of profiles enabling it. Profiles share the scheduler's
 // informers, claim assume cache and scheduling queue; sharing the plugin's
@@ -52,6 +56,10 @@ type shared struct {
 	// shortOfNodeResources are the pods Filter turned away for node
 	// resources, which an assigned pod's arrival or departure may change.
 	shortOfNodeResources *podSet
+	// preemptors are the pods a dry run of DefaultPreemption found room
+	// for: the scheduler may hold their nomination in memory before their
+	// status shows it (nominatedNode).
+	preemptors *podSet
 	// preemption follows pods for the preemption metrics.
 	preemption *preemptionWatch
 	// pods narrows claim events to the pods they concern; nil unless the
@@ -81,6 +89,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		ledger:    newLedger(),
 
 		shortOfNodeResources: newPodSet(shortOfNodeResourcesLimit),
+		preemptors:           newPodSet(preemptorsLimit),
 		preemption:           newPreemptionWatch(),
 	}
 	sh.inv.changed = sh.requeue.changed
