@@ -18,82 +18,139 @@ package draallocator
 
 import (
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/events"
-
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
-
-	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
-	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// watchClaims feeds the tracker from the scheduler's ResourceClaim
-// informer and returns whether the handler has been handed every claim
-// that existed when it started. The plugin itself records what it writes
-// (PreBind, PostFilter) and what it has in flight (Reserve, Unreserve) as
-// it happens; the tracker ignores informer copies older than what was
-// recorded, as the scheduler's assume cache does.
-//
-// freed is called after a change that releases devices (a claim
-// deallocated or deleted).
-func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, freed func(), g *guard) (cache.InformerSynced, error) {
-	reg, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			defer g.recoverHandler(pointClaimEvent)
-			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
-				g.enter(pointClaimEvent, nil)
-				t.SetClaim(claim)
-			}
-		},
-		UpdateFunc: func(oldObj, obj any) {
-			defer g.recoverHandler(pointClaimEvent)
-			claim, ok := obj.(*resourceapi.ResourceClaim)
-			if !ok {
-				return
-			}
-			g.enter(pointClaimEvent, nil)
-			t.SetClaim(claim)
-			if old, ok := oldObj.(*resourceapi.ResourceClaim); ok && old.Status.Allocation != nil && claim.Status.Allocation == nil {
-				freed()
-			}
-		},
-		DeleteFunc: func(obj any) {
-			defer g.recoverHandler(pointClaimEvent)
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
-				g.enter(pointClaimEvent, nil)
-				t.DeleteClaim(claim.UID)
-				if claim.Status.Allocation != nil {
-					freed()
-				}
-			}
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("watch resource claims: %w", err)
-	}
-	return reg.HasSynced, nil
+// A pod's claims and their allocations, looked up as every feature needs
+// them (PreFilter, preemption, the release wait, the gang plan): the
+// claims the pod's spec names or generated, the claim behind its
+// DRA-backed extended resources, and allocations recorded or in flight.
+
+// podClaims returns the pod's claims in spec order. Its error means the
+// pod cannot be scheduled yet: a claim is missing, being deleted or not
+// owned by the pod.
+func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
+	claims, _, err := pl.podClaimsAndEntries(pod)
+	return claims, err
 }
 
-// reportDoubleAllocation raises a warning event on both claims of a
-// device that two claims hold, and counts it. Two schedulers allocating
-// from the same pools cause this; the plugin itself never does.
-func reportDoubleAllocation(recorder events.EventRecorder, c allocator.Conflict) {
-	metrics.DoubleAllocations.Inc()
-	for i, ref := range c.Claims {
-		namespace, name, ok := strings.Cut(ref, "/")
-		if !ok {
+// podClaimsAndEntries is podClaims with, for each claim, the pod's entry
+// (pod.Spec.ResourceClaims) it comes from.
+func (pl *DRAAllocator) podClaimsAndEntries(pod *v1.Pod) ([]*resourceapi.ResourceClaim, []*v1.PodResourceClaim, error) {
+	claims := make([]*resourceapi.ResourceClaim, 0, len(pod.Spec.ResourceClaims))
+	entries := make([]*v1.PodResourceClaim, 0, len(pod.Spec.ResourceClaims))
+	for i := range pod.Spec.ResourceClaims {
+		entry := &pod.Spec.ResourceClaims[i]
+		name, mustCheckOwner, err := resourceclaim.Name(pod, entry)
+		if err != nil {
+			return nil, nil, err
+		}
+		if name == nil {
+			// No claim needed (a template that generated nothing).
 			continue
 		}
-		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
-		recorder.Eventf(claim, nil, v1.EventTypeWarning, "DeviceAllocatedTwice", "Allocation",
-			"device %s is also allocated to claim %s: two schedulers may be allocating from the same device pools", c.Device, c.Claims[1-i])
+		claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, *name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if claim.DeletionTimestamp != nil {
+			return nil, nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
+		}
+		if mustCheckOwner {
+			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
+				return nil, nil, err
+			}
+		}
+		claims = append(claims, claim)
+		entries = append(entries, entry)
 	}
+	return claims, entries, nil
+}
+
+// availableOn is the node selector of an allocation's devices; nil when
+// they are usable on every node.
+func availableOn(alloc *resourceapi.AllocationResult) (*nodeaffinity.NodeSelector, error) {
+	if alloc.NodeSelector == nil {
+		return nil, nil
+	}
+	return nodeaffinity.NewNodeSelector(alloc.NodeSelector)
+}
+
+// claimsOf returns the pod's existing claims: those its spec names and its
+// extended-resource claim. Claims not (yet) in the cache are left out.
+func (pl *DRAAllocator) claimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
+	var out []*resourceapi.ResourceClaim
+	get := func(name string) {
+		if claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, name); err == nil {
+			out = append(out, claim)
+		}
+	}
+	for i := range pod.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
+			get(*name)
+		}
+	}
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
+		get(st.ResourceClaimName)
+	}
+	return out
+}
+
+// claimsUsedBy returns the UIDs of the claims the pods use.
+func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
+	used := sets.New[types.UID]()
+	for _, pi := range pods {
+		pod := pi.GetPod()
+		if len(pod.Spec.ResourceClaims) == 0 && pod.Status.ExtendedResourceClaimStatus == nil {
+			continue
+		}
+		for _, claim := range pl.claimsOf(pod) {
+			used.Insert(claim.UID)
+		}
+	}
+	return used
+}
+
+// allocationsOf returns the allocations of the pods' claims, each claim
+// once: recorded, or in flight.
+func (pl *DRAAllocator) allocationsOf(pods []*v1.Pod) []*resourceapi.AllocationResult {
+	var out []*resourceapi.AllocationResult
+	seen := sets.New[types.UID]()
+	for _, pod := range pods {
+		if !hasClaims(pod) {
+			continue
+		}
+		for _, claim := range pl.claimsOf(pod) {
+			if seen.Has(claim.UID) {
+				continue
+			}
+			seen.Insert(claim.UID)
+			if a := pl.allocationOf(claim); a != nil {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// allocationOf returns the claim's allocation, recorded or in flight (a
+// pod's binding cycle holds it in memory), or nil.
+func (pl *DRAAllocator) allocationOf(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	if a := claim.Status.Allocation; a != nil {
+		return a
+	}
+	return pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID)
+}
+
+// hasClaims reports whether the pod has resource claims (its own or one
+// for DRA-backed extended resources).
+func hasClaims(pod *v1.Pod) bool {
+	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
 }

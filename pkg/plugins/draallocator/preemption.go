@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -193,41 +192,6 @@ func reservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Po
 	return true
 }
 
-// claimsOf returns the pod's existing claims: those its spec names and its
-// extended-resource claim. Claims not (yet) in the cache are left out.
-func (pl *DRAAllocator) claimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
-	var out []*resourceapi.ResourceClaim
-	get := func(name string) {
-		if claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, name); err == nil {
-			out = append(out, claim)
-		}
-	}
-	for i := range pod.Spec.ResourceClaims {
-		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
-			get(*name)
-		}
-	}
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
-		get(st.ResourceClaimName)
-	}
-	return out
-}
-
-// claimsUsedBy returns the UIDs of the claims the pods use.
-func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
-	used := sets.New[types.UID]()
-	for _, pi := range pods {
-		pod := pi.GetPod()
-		if len(pod.Spec.ResourceClaims) == 0 && pod.Status.ExtendedResourceClaimStatus == nil {
-			continue
-		}
-		for _, claim := range pl.claimsOf(pod) {
-			used.Insert(claim.UID)
-		}
-	}
-	return used
-}
-
 // nominatedDevices returns what the pods added to the node take there,
 // higher priorities first, for pods whose claims are not allocated yet (a
 // preemptor waiting for its victims' devices; allocated claims are in
@@ -304,37 +268,6 @@ func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.No
 	return alloc.WithState(alloc.State().Vacate(pl.inv.inv, node).Apply(pl.inv.inv, pl.features, w))
 }
 
-// allocationsOf returns the allocations of the pods' claims, each claim
-// once: recorded, or in flight.
-func (pl *DRAAllocator) allocationsOf(pods []*v1.Pod) []*resourceapi.AllocationResult {
-	var out []*resourceapi.AllocationResult
-	seen := sets.New[types.UID]()
-	for _, pod := range pods {
-		if !hasClaims(pod) {
-			continue
-		}
-		for _, claim := range pl.claimsOf(pod) {
-			if seen.Has(claim.UID) {
-				continue
-			}
-			seen.Insert(claim.UID)
-			if a := pl.allocationOf(claim); a != nil {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-// allocationOf returns the claim's allocation, recorded or in flight (a
-// pod's binding cycle holds it in memory), or nil.
-func (pl *DRAAllocator) allocationOf(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
-	if a := claim.Status.Allocation; a != nil {
-		return a
-	}
-	return pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID)
-}
-
 // preemptionMayHelp reports whether the claims would fit on the node had
 // every pod of lower priority than pod left it, under the dry run d (nil:
 // none): Filter then answers Unschedulable, so that DefaultPreemption
@@ -377,10 +310,4 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 	state := s.alloc.State().Vacate(pl.inv.inv, node.Name).Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take})
 	fits, err := s.alloc.WithState(state).Fits(ctx, node, claims)
 	return err == nil && fits
-}
-
-// hasClaims reports whether the pod has resource claims (its own or one
-// for DRA-backed extended resources).
-func hasClaims(pod *v1.Pod) bool {
-	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
 }

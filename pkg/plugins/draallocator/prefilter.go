@@ -35,47 +35,6 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 )
 
-// podClaims returns the pod's claims in spec order. Its error means the
-// pod cannot be scheduled yet: a claim is missing, being deleted or not
-// owned by the pod.
-func (pl *DRAAllocator) podClaims(pod *v1.Pod) ([]*resourceapi.ResourceClaim, error) {
-	claims, _, err := pl.podClaimsAndEntries(pod)
-	return claims, err
-}
-
-// podClaimsAndEntries is podClaims with, for each claim, the pod's entry
-// (pod.Spec.ResourceClaims) it comes from.
-func (pl *DRAAllocator) podClaimsAndEntries(pod *v1.Pod) ([]*resourceapi.ResourceClaim, []*v1.PodResourceClaim, error) {
-	claims := make([]*resourceapi.ResourceClaim, 0, len(pod.Spec.ResourceClaims))
-	entries := make([]*v1.PodResourceClaim, 0, len(pod.Spec.ResourceClaims))
-	for i := range pod.Spec.ResourceClaims {
-		entry := &pod.Spec.ResourceClaims[i]
-		name, mustCheckOwner, err := resourceclaim.Name(pod, entry)
-		if err != nil {
-			return nil, nil, err
-		}
-		if name == nil {
-			// No claim needed (a template that generated nothing).
-			continue
-		}
-		claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, *name)
-		if err != nil {
-			return nil, nil, err
-		}
-		if claim.DeletionTimestamp != nil {
-			return nil, nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
-		}
-		if mustCheckOwner {
-			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
-				return nil, nil, err
-			}
-		}
-		claims = append(claims, claim)
-		entries = append(entries, entry)
-	}
-	return claims, entries, nil
-}
-
 // preEnqueue: see PreEnqueue.
 func (pl *DRAAllocator) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status {
 	if len(pod.Spec.ResourceClaims) == 0 {
@@ -222,15 +181,6 @@ func (s *stateData) skip() *fwk.Status {
 		return nil
 	}
 	return fwk.NewStatus(fwk.Skip)
-}
-
-// availableOn is the node selector of an allocation's devices; nil when
-// they are usable on every node.
-func availableOn(alloc *resourceapi.AllocationResult) (*nodeaffinity.NodeSelector, error) {
-	if alloc.NodeSelector == nil {
-		return nil, nil
-	}
-	return nodeaffinity.NewNodeSelector(alloc.NodeSelector)
 }
 
 // checkClasses checks that every class a claim's requests name exists. A

@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package draallocator
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
+)
+
+// watchClaims feeds the tracker from the scheduler's ResourceClaim
+// informer and returns whether the handler has been handed every claim
+// that existed when it started. The plugin itself records what it writes
+// (PreBind, PostFilter) and what it has in flight (Reserve, Unreserve) as
+// it happens; the tracker ignores informer copies older than what was
+// recorded, as the scheduler's assume cache does.
+//
+// freed is called after a change that releases devices (a claim
+// deallocated or deleted).
+func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, freed func(), g *guard) (cache.InformerSynced, error) {
+	reg, err := factory.Resource().V1().ResourceClaims().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			defer g.recoverHandler(pointClaimEvent)
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				g.enter(pointClaimEvent, nil)
+				t.SetClaim(claim)
+			}
+		},
+		UpdateFunc: func(oldObj, obj any) {
+			defer g.recoverHandler(pointClaimEvent)
+			claim, ok := obj.(*resourceapi.ResourceClaim)
+			if !ok {
+				return
+			}
+			g.enter(pointClaimEvent, nil)
+			t.SetClaim(claim)
+			if old, ok := oldObj.(*resourceapi.ResourceClaim); ok && old.Status.Allocation != nil && claim.Status.Allocation == nil {
+				freed()
+			}
+		},
+		DeleteFunc: func(obj any) {
+			defer g.recoverHandler(pointClaimEvent)
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
+				g.enter(pointClaimEvent, nil)
+				t.DeleteClaim(claim.UID)
+				if claim.Status.Allocation != nil {
+					freed()
+				}
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watch resource claims: %w", err)
+	}
+	return reg.HasSynced, nil
+}
+
+// reportDoubleAllocation raises a warning event on both claims of a
+// device that two claims hold, and counts it. Two schedulers allocating
+// from the same pools cause this; the plugin itself never does.
+func reportDoubleAllocation(recorder events.EventRecorder, c allocator.Conflict) {
+	metrics.DoubleAllocations.Inc()
+	for i, ref := range c.Claims {
+		namespace, name, ok := strings.Cut(ref, "/")
+		if !ok {
+			continue
+		}
+		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+		recorder.Eventf(claim, nil, v1.EventTypeWarning, "DeviceAllocatedTwice", "Allocation",
+			"device %s is also allocated to claim %s: two schedulers may be allocating from the same device pools", c.Device, c.Claims[1-i])
+	}
+}
