@@ -90,12 +90,12 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		}
 		s.unavailable.Insert(unavailable...)
 		s.mu.Unlock()
-		return statusUnschedulable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return statusUnresolvable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	for _, i := range s.reused {
 		if skipsNodeOperations(s.allocation[i]) && !allocator.DeclaresOptionalNodeOperations(node) {
 			claim := s.claims[i]
-			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claim)),
+			return statusUnresolvable(logger, fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claim)),
 				"pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim))
 		}
 	}
@@ -147,9 +147,9 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		// waiting for a cluster event.
 		return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):
-		return statusUnschedulable(logger, err.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return statusUnresolvable(logger, err.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case ctx.Err() != nil:
-		return statusUnschedulable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return statusUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case err != nil:
 		// Something is wrong with a claim or class (a CEL runtime error,
 		// a missing class): abort scheduling the pod, naming the culprit.
@@ -164,7 +164,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
 			return statusResolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 		}
-		return statusUnschedulable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return statusUnresolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
 	if d != nil && len(d.removed) > 0 {
 		// A preemption dry run: DefaultPreemption may nominate the pod

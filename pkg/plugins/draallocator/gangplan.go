@@ -182,7 +182,7 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 		gcs.Write(gangPlanKey, plan)
 	}
 	if plan.short != "" {
-		return statusUnschedulable(logger, plan.short, "pod", klog.KObj(pod))
+		return statusUnresolvable(logger, plan.short, "pod", klog.KObj(pod))
 	}
 	s.gang = &gangMember{plan: plan, uid: pod.UID}
 	return nil

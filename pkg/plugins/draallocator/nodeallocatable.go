@@ -155,7 +155,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		case ctx.Err() != nil:
 			// The scheduler found enough nodes and stopped the others'
 			// Filter: not this pod's failure.
-			return statusUnschedulable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+			return statusUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
 		case err != nil:
 			return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 		}
@@ -185,7 +185,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	var budget *nodeallocatable.BudgetError
 	switch {
 	case errors.As(err, &budget):
-		return statusUnschedulable(logger, budget.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return statusUnresolvable(logger, budget.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case err != nil:
 		return statusError(logger, err)
 	}

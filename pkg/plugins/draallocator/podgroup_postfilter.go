@@ -166,7 +166,7 @@ func (pl *DRAAllocator) unreserveGroupClaim(ctx context.Context, pod *v1.Pod, po
 			logger.Error(err, "Removing the PodGroup from the claim's reservations failed", "resourceclaim", klog.KObj(claim), "podGroup", klog.KObj(podGroup))
 			continue
 		}
-		return statusUnschedulable(logger, "ResourceClaim unreserved for PodGroup")
+		return statusUnresolvable(logger, "ResourceClaim unreserved for PodGroup")
 	}
 	return nil
 }

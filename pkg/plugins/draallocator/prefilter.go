@@ -41,7 +41,7 @@ func (pl *DRAAllocator) preEnqueue(ctx context.Context, pod *v1.Pod) *fwk.Status
 		return nil
 	}
 	if _, err := pl.podClaims(pod); err != nil {
-		return statusUnschedulable(klog.FromContext(ctx), err.Error())
+		return statusUnresolvable(klog.FromContext(ctx), err.Error())
 	}
 	return nil
 }
@@ -79,14 +79,14 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	claims, entries, err := pl.podClaimsAndEntries(pod)
 	if err != nil {
-		return nil, statusUnschedulable(logger, err.Error())
+		return nil, statusUnresolvable(logger, err.Error())
 	}
 	if len(claims) == 0 && s.ext == nil {
 		return nil, s.skip()
 	}
 	if pl.fts.EnableDRAWorkloadResourceClaims {
 		if s.consumers, err = pl.consumers(pod, entries); err != nil {
-			return nil, statusUnschedulable(logger, err.Error())
+			return nil, statusUnresolvable(logger, err.Error())
 		}
 	}
 	pl.requeue.seen(pod)
@@ -97,7 +97,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	for i, claim := range claims {
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
-				return nil, statusUnschedulable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
+				return nil, statusUnresolvable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 			}
 			if s.availableOnNodes[i], err = availableOn(claim.Status.Allocation); err != nil {
 				return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the allocation: %w", klog.KObj(claim), err))
@@ -117,7 +117,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		// Allocation in flight for another pod? Wait for it to land or be
 		// abandoned, as the in-tree plugin does.
 		if pl.draManager.ResourceClaims().GetPendingAllocation(claim.UID) != nil {
-			return nil, statusUnschedulable(logger, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(claim)))
+			return nil, statusUnresolvable(logger, fmt.Sprintf("resource claim %s is in the process of being allocated", klog.KObj(claim)))
 		}
 		if st := pl.checkClasses(logger, claim); st != nil {
 			return nil, st
@@ -194,7 +194,7 @@ func (pl *DRAAllocator) checkClasses(logger klog.Logger, claim *resourceapi.Reso
 			}
 		case len(req.FirstAvailable) > 0:
 			if !pl.fts.EnableDRAPrioritizedList {
-				return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", klog.KObj(claim), req.Name))
+				return statusUnresolvable(logger, fmt.Sprintf("resource claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", klog.KObj(claim), req.Name))
 			}
 			for _, sub := range req.FirstAvailable {
 				if st := pl.checkClass(logger, claim, sub.DeviceClassName, req.Name+"/"+sub.Name); st != nil {
@@ -202,7 +202,7 @@ func (pl *DRAAllocator) checkClasses(logger klog.Logger, claim *resourceapi.Reso
 				}
 			}
 		default:
-			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: unknown request type", klog.KObj(claim), req.Name))
+			return statusUnresolvable(logger, fmt.Sprintf("resource claim %s, request %s: unknown request type", klog.KObj(claim), req.Name))
 		}
 	}
 	return nil
@@ -214,40 +214,9 @@ func (pl *DRAAllocator) checkClass(logger klog.Logger, claim *resourceapi.Resour
 	}
 	if _, err := pl.draManager.DeviceClasses().Get(className); err != nil {
 		if apierrors.IsNotFound(err) {
-			return statusUnschedulable(logger, fmt.Sprintf("resource claim %s, request %s: device class %s does not exist", klog.KObj(claim), request, className))
+			return statusUnresolvable(logger, fmt.Sprintf("resource claim %s, request %s: device class %s does not exist", klog.KObj(claim), request, className))
 		}
 		return statusError(logger, fmt.Errorf("resource claim %s, request %s: get device class %s: %w", klog.KObj(claim), request, className, err))
 	}
 	return nil
-}
-
-// statusUnschedulable logs where the status came from and returns it.
-func statusUnschedulable(logger klog.Logger, reason string, kv ...any) *fwk.Status {
-	if loggerV := logger.V(5); loggerV.Enabled() {
-		helper, loggerV := loggerV.WithCallStackHelper()
-		helper()
-		loggerV.Info("pod unschedulable", append(kv, "reason", reason)...)
-	}
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason)
-}
-
-// statusResolvable is statusUnschedulable for a node where preemption may
-// help: Unschedulable, which DefaultPreemption does not skip.
-func statusResolvable(logger klog.Logger, reason string, kv ...any) *fwk.Status {
-	if loggerV := logger.V(5); loggerV.Enabled() {
-		helper, loggerV := loggerV.WithCallStackHelper()
-		helper()
-		loggerV.Info("pod unschedulable unless lower-priority pods leave the node", append(kv, "reason", reason)...)
-	}
-	return fwk.NewStatus(fwk.Unschedulable, reason)
-}
-
-// statusError logs where the error came from and returns it as a status.
-func statusError(logger klog.Logger, err error, kv ...any) *fwk.Status {
-	if loggerV := logger.V(5); loggerV.Enabled() {
-		helper, loggerV := loggerV.WithCallStackHelper()
-		helper()
-		loggerV.Error(err, "DRAAllocator failed", kv...)
-	}
-	return fwk.AsStatus(err)
 }

@@ -179,9 +179,6 @@ func awaitingReleaseStatus(node string) (*fwk.PostFilterResult, *fwk.Status) {
 		fwk.NewStatus(fwk.Success, fmt.Sprintf("waiting for the devices of preempted pods on node %s to be released", node))
 }
 
-// rejectedBy reports whether plugin gave the status.
-func rejectedBy(st *fwk.Status, plugin string) bool { return st != nil && st.Plugin() == plugin }
-
 // isSchedulableAfterVictimGone queues a pod with claims, nominated to the
 // node of a deleted pod that had claims (or not nominated yet: the
 // nomination may still be on its way to the pod's status), so that it can
