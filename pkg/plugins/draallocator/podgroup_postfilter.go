@@ -23,9 +23,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -167,18 +165,6 @@ func (pl *DRAAllocator) unreserveGroupClaim(ctx context.Context, pod *v1.Pod, po
 			continue
 		}
 		return statusUnresolvable(logger, "ResourceClaim unreserved for PodGroup")
-	}
-	return nil
-}
-
-// removeReservation removes one consumer's entry from a claim's
-// reservations with a strategic merge patch, whatever else changed in the
-// claim meanwhile.
-func (pl *DRAAllocator) removeReservation(ctx context.Context, claim *resourceapi.ResourceClaim, consumer types.UID) error {
-	patch := fmt.Sprintf(`{"metadata": {"uid": %q}, "status": {"reservedFor": [{"$patch": "delete", "uid": %q}]}}`, claim.UID, consumer)
-	_, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
-	if err != nil {
-		return fmt.Errorf("remove %s from the reservations of claim %s: %w", consumer, klog.KObj(claim), err)
 	}
 	return nil
 }

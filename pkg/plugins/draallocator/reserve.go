@@ -24,16 +24,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
-
-	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // reserve marks the devices Filter chose on the node as in flight, so that
@@ -234,111 +227,4 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 			x.created = nil
 		}
 	}
-}
-
-// deleteClaim deletes a claim the plugin created, removing the allocation
-// finalizer first so that the deletion completes.
-func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.ResourceClaim) error {
-	claims := pl.client.ResourceV1().ResourceClaims(claim.Namespace)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		current, err := claims.Get(ctx, claim.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if i := slices.Index(current.Finalizers, resourceapi.Finalizer); i >= 0 {
-			current.Finalizers = slices.Delete(current.Finalizers, i, i+1)
-			_, err = claims.Update(ctx, current, metav1.UpdateOptions{})
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("remove the finalizer of claim %s: %w", klog.KObj(claim), err)
-	}
-	if err := claims.Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete claim %s: %w", klog.KObj(claim), err)
-	}
-	pl.allocated.DeleteClaim(claim.UID)
-	return nil
-}
-
-// postFilter runs when no node fits. If an allocated claim of the pod could
-// not be used on some node and nobody else uses it, it deallocates that
-// claim, so that the next attempt may allocate it elsewhere — as the
-// in-tree plugin does.
-func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
-	s, err := getState(cs)
-	if err != nil {
-		return nil, statusError(klog.FromContext(ctx), err)
-	}
-	if s.empty() {
-		return nil, fwk.NewStatus(fwk.Unschedulable)
-	}
-	start := time.Now()
-	defer func() { observe(pl.latency.postFilter, start, status) }()
-	if found, status := pl.freeClaims(ctx, pod, s, sets.New[types.UID]()); found {
-		return nil, status
-	}
-	if node := pl.awaitRelease(ctx, s, pod, statuses); node != "" {
-		metrics.PreemptionReleaseWaits.Inc()
-		return awaitingReleaseStatus(node)
-	}
-	return nil, fwk.NewStatus(fwk.Unschedulable)
-}
-
-// freeClaims deallocates one allocated claim of the pod that some node
-// could not use and nobody else uses, or deletes the pod's
-// extended-resource claim left by an earlier attempt. found reports
-// whether it did either (or failed trying). freed holds the claims
-// deallocated already for other pods of the same pod group, whose states
-// still show them allocated: such a claim counts as freed for this pod
-// too, without a second, conflicting write.
-func (pl *DRAAllocator) freeClaims(ctx context.Context, pod *v1.Pod, s *stateData, freed sets.Set[types.UID]) (found bool, status *fwk.Status) {
-	logger := klog.FromContext(ctx)
-	// Any order will do; there is no better heuristic than the first.
-	for _, claim := range s.unavailableAllocated() {
-		if freed.Has(claim.UID) {
-			return true, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
-		}
-		if heldOnlyBy(claim, pod.UID) {
-			if err := pl.deallocate(ctx, claim); err != nil {
-				return true, statusError(logger, err)
-			}
-			freed.Insert(claim.UID)
-			return true, fwk.NewStatus(fwk.Unschedulable, "deallocation of ResourceClaim completed")
-		}
-	}
-	if s.ext != nil && s.ext.stale != nil {
-		// Left by an attempt that did not bind the pod: start afresh.
-		if err := pl.deleteClaim(ctx, s.ext.stale); err != nil {
-			return true, statusError(logger, err)
-		}
-		metrics.ClaimsDeallocated.Inc()
-		return true, fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed")
-	}
-	return false, fwk.NewStatus(fwk.Unschedulable)
-}
-
-// heldOnlyBy reports a claim reserved for nobody or for consumer alone.
-func heldOnlyBy(claim *resourceapi.ResourceClaim, consumer types.UID) bool {
-	r := claim.Status.ReservedFor
-	return len(r) == 0 || len(r) == 1 && r[0].UID == consumer
-}
-
-// deallocate removes a claim's allocation and reservations.
-func (pl *DRAAllocator) deallocate(ctx context.Context, claim *resourceapi.ResourceClaim) error {
-	claim = claim.DeepCopy()
-	claim.Status.ReservedFor = nil
-	claim.Status.Allocation = nil
-	claim.Status.Devices = nil
-	klog.FromContext(ctx).V(5).Info("Deallocating claim", "resourceclaim", klog.KObj(claim))
-	updated, err := pl.client.ResourceV1().ResourceClaims(claim.Namespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("deallocate claim %s: %w", klog.KObj(claim), err)
-	}
-	pl.allocated.SetClaim(updated)
-	metrics.ClaimsDeallocated.Inc()
-	return nil
 }
