@@ -190,3 +190,36 @@ func (pl *DRAAllocator) isSchedulableAfterPodUpdate(logger klog.Logger, pod *v1.
 	}
 	return fwk.Queue, nil
 }
+
+// isSchedulableAfterVictimGone queues a pod with claims, nominated to the
+// node of a deleted pod that had claims (or not nominated yet: the
+// nomination may still be on its way to the pod's status), so that it can
+// leave DefaultPreemption's gate once its victims are gone: while gated,
+// only the rejecting plugins' hints for assigned-pod deletions are asked,
+// never the claim events that follow.
+func (pl *DRAAllocator) isSchedulableAfterVictimGone(logger klog.Logger, pod *v1.Pod, oldObj any) (fwk.QueueingHint, error) {
+	if tomb, ok := oldObj.(cache.DeletedFinalStateUnknown); ok {
+		oldObj = tomb.Obj
+	}
+	gone, ok := oldObj.(*v1.Pod)
+	if !ok || !hasClaims(gone) || !hasClaims(pod) {
+		return fwk.QueueSkip, nil
+	}
+	if node := pod.Status.NominatedNodeName; node != "" && node != gone.Spec.NodeName {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("A pod with claims left the node of a pod that may have preempted it", "pod", klog.KObj(pod), "gone", klog.KObj(gone), "node", gone.Spec.NodeName)
+	return fwk.Queue, nil
+}
+
+// isSchedulableAfterAssignedPodChange queues a pod Filter turned away for
+// node resources when an assigned pod is added (the bound copy of an
+// assumed pod: the ledger no longer counts it, the node accounting does)
+// or deleted (its resources freed); other pods wait for their own events.
+func (pl *DRAAllocator) isSchedulableAfterAssignedPodChange(logger klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
+	if pl.shortOfNodeResources.take(pod.UID) {
+		logger.V(5).Info("An assigned pod came or went, retrying a pod short of node resources", "pod", klog.KObj(pod))
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}

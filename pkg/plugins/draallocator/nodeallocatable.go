@@ -230,18 +230,6 @@ func shortfall(demand nodeallocatable.Amounts, nodeInfo fwk.NodeInfo, inFlight n
 	return fwk.NewStatus(fwk.Unschedulable, reasons...)
 }
 
-// isSchedulableAfterAssignedPodChange queues a pod Filter turned away for
-// node resources when an assigned pod is added (the bound copy of an
-// assumed pod: the ledger no longer counts it, the node accounting does)
-// or deleted (its resources freed); other pods wait for their own events.
-func (pl *DRAAllocator) isSchedulableAfterAssignedPodChange(logger klog.Logger, pod *v1.Pod, _, _ any) (fwk.QueueingHint, error) {
-	if pl.shortOfNodeResources.take(pod.UID) {
-		logger.V(5).Info("An assigned pod came or went, retrying a pod short of node resources", "pod", klog.KObj(pod))
-		return fwk.Queue, nil
-	}
-	return fwk.QueueSkip, nil
-}
-
 // amounts converts the scheduler's resource totals.
 func amounts(r fwk.Resource) nodeallocatable.Amounts {
 	a := nodeallocatable.Amounts{MilliCPU: r.GetMilliCPU(), Memory: r.GetMemory(), EphemeralStorage: r.GetEphemeralStorage()}

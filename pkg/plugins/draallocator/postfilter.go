@@ -20,13 +20,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // postFilter runs when no node fits. If an allocated claim of the pod could

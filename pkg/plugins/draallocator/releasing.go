@@ -23,7 +23,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -177,27 +176,6 @@ func (pl *DRAAllocator) consumersLeaving(claim *resourceapi.ResourceClaim) bool 
 func awaitingReleaseStatus(node string) (*fwk.PostFilterResult, *fwk.Status) {
 	return &fwk.PostFilterResult{NominatingInfo: &fwk.NominatingInfo{NominatedNodeName: node, NominatingMode: fwk.ModeOverride}},
 		fwk.NewStatus(fwk.Success, fmt.Sprintf("waiting for the devices of preempted pods on node %s to be released", node))
-}
-
-// isSchedulableAfterVictimGone queues a pod with claims, nominated to the
-// node of a deleted pod that had claims (or not nominated yet: the
-// nomination may still be on its way to the pod's status), so that it can
-// leave DefaultPreemption's gate once its victims are gone: while gated,
-// only the rejecting plugins' hints for assigned-pod deletions are asked,
-// never the claim events that follow.
-func (pl *DRAAllocator) isSchedulableAfterVictimGone(logger klog.Logger, pod *v1.Pod, oldObj any) (fwk.QueueingHint, error) {
-	if tomb, ok := oldObj.(cache.DeletedFinalStateUnknown); ok {
-		oldObj = tomb.Obj
-	}
-	gone, ok := oldObj.(*v1.Pod)
-	if !ok || !hasClaims(gone) || !hasClaims(pod) {
-		return fwk.QueueSkip, nil
-	}
-	if node := pod.Status.NominatedNodeName; node != "" && node != gone.Spec.NodeName {
-		return fwk.QueueSkip, nil
-	}
-	logger.V(5).Info("A pod with claims left the node of a pod that may have preempted it", "pod", klog.KObj(pod), "gone", klog.KObj(gone), "node", gone.Spec.NodeName)
-	return fwk.Queue, nil
 }
 
 // nominatedBeside returns the other pods nominated to node with at least
