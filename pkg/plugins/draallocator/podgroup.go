@@ -40,6 +40,10 @@ import (
 // DRAWorkloadResourceClaims a claim the PodGroup declares is reserved for
 // the PodGroup instead of for each pod. Both as the in-tree plugin does.
 
+// groupStateKey is where a pod-group cycle's groupState lives in the
+// PodGroupCycleState; stateData has stateKey in each pod's CycleState.
+const groupStateKey fwk.StateKey = Name + "/group"
+
 // groupState is one pod-group cycle's, kept in the framework's
 // PodGroupCycleState. Only the cycle's synchronous phases see it —
 // PreFilter, Reserve, Unreserve and PodGroupPostFilter, never Filter or
@@ -62,7 +66,7 @@ func readGroupState(gcs fwk.PodGroupCycleState) (*groupState, error) {
 	if gcs == nil {
 		return nil, nil
 	}
-	return stateAs[*groupState](gcs.Read(stateKey))
+	return stateAs[*groupState](gcs.Read(groupStateKey))
 }
 
 // getGroupState returns the state of the pod-group cycle the pod's cycle
@@ -82,7 +86,7 @@ func joinGroupState(cs fwk.CycleState, pod *v1.Pod, s *stateData) (*groupState, 
 	g, err := readGroupState(gcs)
 	if errors.Is(err, fwk.ErrNotFound) {
 		g = &groupState{pending: map[types.UID]sets.Set[types.UID]{}, pods: map[types.NamespacedName]*stateData{}}
-		gcs.Write(stateKey, g)
+		gcs.Write(groupStateKey, g)
 	} else if err != nil {
 		return nil, err
 	}
