@@ -29,9 +29,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 )
 
 // Preemption is what kube-scheduler's DefaultPreemption, with the
@@ -110,7 +110,7 @@ func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty
 	for _, p := range best.victims {
 		out.Victims = append(out.Victims, Victim{
 			Pod: p.Namespace + "/" + p.Name, Priority: corev1helpers.PodPriority(p),
-			Claims: claimNamesOf(p), ViolatesPDB: best.violating[p.UID],
+			Claims: eviction.ClaimNames(p), ViolatesPDB: best.violating[p.UID],
 		})
 	}
 	return out, nil
@@ -186,64 +186,38 @@ func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod 
 }
 
 // released are the allocations of the claims on node that the evicted
-// pods free: claims one of them uses whose every reservation is for an
-// evicted pod and that no pod staying there uses. Claims reserved for
-// anything but pods (a PodGroup) are never freed.
+// pods free, by the scheduler plugin's own rule (eviction.Released).
 func (c *Cluster) released(node string, evicted map[types.UID]bool) []*resourceapi.AllocationResult {
-	staying := map[string]bool{}
+	gone := map[types.UID]*v1.Pod{}
 	for _, p := range c.bound[node] {
-		if !evicted[p.UID] {
-			for _, name := range claimNamesOf(p) {
-				staying[p.Namespace+"/"+name] = true
-			}
+		if evicted[p.UID] {
+			gone[p.UID] = p
 		}
 	}
-	var out []*resourceapi.AllocationResult
-	for _, p := range c.bound[node] {
-		if !evicted[p.UID] {
-			continue
-		}
-		for _, name := range claimNamesOf(p) {
-			key := p.Namespace + "/" + name
-			if staying[key] {
-				continue
+	staying := func() []*v1.Pod {
+		var pods []*v1.Pod
+		for _, p := range c.bound[node] {
+			if !evicted[p.UID] {
+				pods = append(pods, p)
 			}
-			staying[key] = true // counted once
-			claim := c.claim(p.Namespace, name)
-			if claim == nil || claim.Status.Allocation == nil || !reservedOnlyFor(claim, evicted) {
-				continue
-			}
-			out = append(out, claim.Status.Allocation)
 		}
+		return pods
 	}
-	return out
+	return eviction.Released(node, gone, staying, clusterClaims{c})
 }
 
-// reservedOnlyFor reports whether every consumer of claim is an evicted pod.
-func reservedOnlyFor(claim *resourceapi.ResourceClaim, evicted map[types.UID]bool) bool {
-	for _, ref := range claim.Status.ReservedFor {
-		if ref.APIGroup != "" || ref.Resource != "pods" || !evicted[ref.UID] {
-			return false
-		}
-	}
-	return true
+// clusterClaims is eviction.Claims over the cluster's claims, with their
+// recorded allocations.
+type clusterClaims struct{ c *Cluster }
+
+// Get returns the claim, nil if the cluster has none.
+func (cc clusterClaims) Get(namespace, name string) *resourceapi.ResourceClaim {
+	return cc.c.claim(namespace, name)
 }
 
-// claimNamesOf names the claims pod uses, in its namespace: those of its
-// spec (generated ones as its status names them) and the claim of its
-// DRA-backed extended resources.
-func claimNamesOf(pod *v1.Pod) []string {
-	var out []string
-	for i := range pod.Spec.ResourceClaims {
-		name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
-		if err == nil && name != nil {
-			out = append(out, *name)
-		}
-	}
-	if s := pod.Status.ExtendedResourceClaimStatus; s != nil && s.ResourceClaimName != "" {
-		out = append(out, s.ResourceClaimName)
-	}
-	return out
+// Allocation returns the claim's recorded allocation.
+func (clusterClaims) Allocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	return claim.Status.Allocation
 }
 
 // splitByPDB splits pods (most important first) into those whose eviction

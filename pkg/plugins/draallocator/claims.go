@@ -25,7 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
-	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 )
 
 // A pod's claims and their allocations, looked up as every feature needs
@@ -84,38 +85,34 @@ func availableOn(alloc *resourceapi.AllocationResult) (*nodeaffinity.NodeSelecto
 }
 
 // claimsOf returns the pod's existing claims: those its spec names and its
-// extended-resource claim. Claims not (yet) in the cache are left out.
+// extended-resource claim (eviction.ClaimNames). Claims not (yet) in the
+// cache are left out.
 func (pl *DRAAllocator) claimsOf(pod *v1.Pod) []*resourceapi.ResourceClaim {
 	var out []*resourceapi.ResourceClaim
-	get := func(name string) {
+	for _, name := range eviction.ClaimNames(pod) {
 		if claim, err := pl.draManager.ResourceClaims().Get(pod.Namespace, name); err == nil {
 			out = append(out, claim)
 		}
 	}
-	for i := range pod.Spec.ResourceClaims {
-		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
-			get(*name)
-		}
-	}
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
-		get(st.ResourceClaimName)
-	}
 	return out
 }
 
-// claimsUsedBy returns the UIDs of the claims the pods use.
-func (pl *DRAAllocator) claimsUsedBy(pods []fwk.PodInfo) sets.Set[types.UID] {
-	used := sets.New[types.UID]()
-	for _, pi := range pods {
-		pod := pi.GetPod()
-		if len(pod.Spec.ResourceClaims) == 0 && pod.Status.ExtendedResourceClaimStatus == nil {
-			continue
-		}
-		for _, claim := range pl.claimsOf(pod) {
-			used.Insert(claim.UID)
-		}
+// claimLookup is eviction.Claims over the scheduler's DRA manager, with
+// allocations in flight.
+type claimLookup struct{ pl *DRAAllocator }
+
+// Get returns the claim, nil if the DRA manager has none.
+func (c claimLookup) Get(namespace, name string) *resourceapi.ResourceClaim {
+	claim, err := c.pl.draManager.ResourceClaims().Get(namespace, name)
+	if err != nil {
+		return nil
 	}
-	return used
+	return claim
+}
+
+// Allocation returns the claim's allocation, recorded or in flight.
+func (c claimLookup) Allocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	return c.pl.allocationOf(claim)
 }
 
 // allocationsOf returns the allocations of the pods' claims, each claim

@@ -25,12 +25,12 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
@@ -144,52 +144,17 @@ func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dr
 	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w)), preempting
 }
 
-// released returns the allocations that removing pods from node frees:
-// those of the removed pods' claims (their extended-resource claim too)
-// that are reserved for removed pods alone — not for a PodGroup, a pod that
-// stays or anything else — and that no pod staying on the node uses (a
-// claim in flight or not yet reserved). A claim in flight counts with its
-// pending allocation.
+// released returns the allocations that removing pods from node frees,
+// by the rule kubectl dra explain follows too (eviction.Released): a
+// claim in flight counts with its pending allocation.
 func (pl *DRAAllocator) released(removed map[types.UID]*v1.Pod, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
-	var used sets.Set[types.UID]
-	seen := sets.New[types.UID]()
-	var out []*resourceapi.AllocationResult
-	for _, pod := range removed {
-		if pod.Spec.NodeName != node {
-			continue
+	return eviction.Released(node, removed, func() []*v1.Pod {
+		pods := make([]*v1.Pod, 0, len(staying))
+		for _, pi := range staying {
+			pods = append(pods, pi.GetPod())
 		}
-		for _, claim := range pl.claimsOf(pod) {
-			if seen.Has(claim.UID) {
-				continue
-			}
-			seen.Insert(claim.UID)
-			alloc := pl.allocationOf(claim)
-			if alloc == nil || !reservedOnlyFor(claim, removed) {
-				continue
-			}
-			if used == nil {
-				used = pl.claimsUsedBy(staying)
-			}
-			if !used.Has(claim.UID) {
-				out = append(out, alloc)
-			}
-		}
-	}
-	return out
-}
-
-// reservedOnlyFor reports whether every consumer in the claim's
-// reservedFor is one of pods.
-func reservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Pod) bool {
-	for _, c := range claim.Status.ReservedFor {
-		if c.APIGroup != "" || c.Resource != "pods" {
-			return false
-		}
-		if _, ok := pods[c.UID]; !ok {
-			return false
-		}
-	}
-	return true
+		return pods
+	}, claimLookup{pl})
 }
 
 // nominatedDevices returns what the pods added to the node take there,

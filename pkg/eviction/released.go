@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package eviction
+
+import (
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+)
+
+// Claims looks up claims for Released.
+type Claims interface {
+	// Get returns the claim namespace/name, nil if there is none.
+	Get(namespace, name string) *resourceapi.ResourceClaim
+	// Allocation returns the claim's allocation, nil if it has none.
+	Allocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult
+}
+
+// Released returns the allocations that evicting the pods of evicted
+// (by UID) from node gives back: those of the claims an evicted pod on the
+// node uses (ClaimNames) whose every reservation is for an evicted pod and
+// that no pod of staying uses. staying is called only when a claim could
+// be given back, and returns the pods that stay on the node.
+func Released(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []*resourceapi.AllocationResult {
+	var used sets.Set[string]
+	seen := sets.New[string]()
+	var out []*resourceapi.AllocationResult
+	for _, pod := range evicted {
+		if pod.Spec.NodeName != node {
+			continue
+		}
+		for _, name := range ClaimNames(pod) {
+			key := pod.Namespace + "/" + name
+			if seen.Has(key) {
+				continue
+			}
+			seen.Insert(key)
+			claim := claims.Get(pod.Namespace, name)
+			if claim == nil {
+				continue
+			}
+			alloc := claims.Allocation(claim)
+			if alloc == nil || !ReservedOnlyFor(claim, evicted) {
+				continue
+			}
+			if used == nil {
+				used = claimKeys(staying())
+			}
+			if !used.Has(key) {
+				out = append(out, alloc)
+			}
+		}
+	}
+	return out
+}
+
+// ReservedOnlyFor reports whether every consumer in the claim's
+// reservedFor is one of pods.
+func ReservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Pod) bool {
+	for _, c := range claim.Status.ReservedFor {
+		if c.APIGroup != "" || c.Resource != "pods" {
+			return false
+		}
+		if _, ok := pods[c.UID]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ClaimNames names the claims the pod uses, in its namespace: those of
+// its spec (generated ones as its status names them) and the claim of its
+// DRA-backed extended resources.
+func ClaimNames(pod *v1.Pod) []string {
+	var out []string
+	for i := range pod.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
+			out = append(out, *name)
+		}
+	}
+	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
+		out = append(out, st.ResourceClaimName)
+	}
+	return out
+}
+
+// claimKeys returns namespace/name of every claim the pods use.
+func claimKeys(pods []*v1.Pod) sets.Set[string] {
+	keys := sets.New[string]()
+	for _, pod := range pods {
+		for _, name := range ClaimNames(pod) {
+			keys.Insert(pod.Namespace + "/" + name)
+		}
+	}
+	return keys
+}

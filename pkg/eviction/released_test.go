@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package eviction
+
+import (
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// claimSet is a Claims over a list, each claim allocated the device its
+// name gives, unless pending says it is in flight (allocated in memory
+// only) or it has no allocation at all.
+type claimSet struct {
+	claims  []*resourceapi.ResourceClaim
+	pending map[string]*resourceapi.AllocationResult
+}
+
+func (c claimSet) Get(namespace, name string) *resourceapi.ResourceClaim {
+	for _, claim := range c.claims {
+		if claim.Namespace == namespace && claim.Name == name {
+			return claim
+		}
+	}
+	return nil
+}
+
+func (c claimSet) Allocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	if a := claim.Status.Allocation; a != nil {
+		return a
+	}
+	return c.pending[claim.Name]
+}
+
+// pod is a pod on node using the named claims.
+func pod(name, node string, claims ...string) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)}}
+	p.Spec.NodeName = node
+	for _, c := range claims {
+		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: c, ResourceClaimName: ptr.To(c)})
+	}
+	return p
+}
+
+// claim is claim name, allocated device name, reserved for consumers.
+func claim(name string, consumers ...*v1.Pod) *resourceapi.ResourceClaim {
+	c := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
+	c.Status.Allocation = allocation(name)
+	for _, p := range consumers {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: p.Name, UID: p.UID})
+	}
+	return c
+}
+
+func allocation(device string) *resourceapi.AllocationResult {
+	return &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Device: device}}}}
+}
+
+func TestReleasedGivesBackExactlyTheClaimsOnlyEvictedPodsHold(t *testing.T) {
+	a, b := pod("a", "node-1", "gpu-a"), pod("b", "node-1", "gpu-b", "shared")
+	stay := pod("stay", "node-1", "shared", "gpu-stay")
+	remote := pod("remote", "node-2", "gpu-remote")
+	group := claim("group-gpu")
+	group.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "g", UID: "pg"}}
+	grouped := pod("grouped", "node-1", "group-gpu")
+	extended := pod("extended", "node-1")
+	extended.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: "gpu-extended"}
+	inFlight := pod("in-flight", "node-1", "gpu-in-flight")
+	unallocated := claim("gpu-in-flight", inFlight)
+	unallocated.Status.Allocation = nil
+	twice := pod("twice", "node-1", "gpu-twice")
+	twin := pod("twin", "node-1", "gpu-twice")
+	claims := claimSet{
+		claims: []*resourceapi.ResourceClaim{
+			claim("gpu-a", a), claim("gpu-b", b), claim("shared", b, stay), claim("gpu-stay", stay),
+			claim("gpu-remote", remote), group, claim("gpu-extended", extended), unallocated, claim("gpu-twice", twice, twin),
+		},
+		pending: map[string]*resourceapi.AllocationResult{"gpu-in-flight": allocation("gpu-in-flight")},
+	}
+	for _, tc := range []struct {
+		name    string
+		evicted []*v1.Pod
+		staying []*v1.Pod
+		want    []string
+	}{
+		{"a pod's own claim is given back", []*v1.Pod{a}, []*v1.Pod{b, stay}, []string{"gpu-a"}},
+		{"a claim a staying pod also uses is not", []*v1.Pod{b}, []*v1.Pod{a, stay}, []string{"gpu-b"}},
+		{"a claim reserved for a pod that stays is not, even if no staying pod is passed", []*v1.Pod{b}, nil, []string{"gpu-b"}},
+		{"a claim shared by evicted pods only is given back once", []*v1.Pod{b, stay}, []*v1.Pod{a}, []string{"gpu-b", "gpu-stay", "shared"}},
+		{"a claim two evicted pods are reserved for is counted once", []*v1.Pod{twice, twin}, nil, []string{"gpu-twice"}},
+		{"a claim one of two reserved pods keeps is not given back", []*v1.Pod{twice}, []*v1.Pod{twin}, nil},
+		{"a pod on another node gives back nothing here", []*v1.Pod{remote}, nil, nil},
+		{"a PodGroup's claim is never given back", []*v1.Pod{grouped}, nil, nil},
+		{"the claim of DRA-backed extended resources is given back", []*v1.Pod{extended}, nil, []string{"gpu-extended"}},
+		{"a claim allocated in flight is given back with its pending allocation", []*v1.Pod{inFlight}, nil, []string{"gpu-in-flight"}},
+		{"a pod whose claim does not exist gives back nothing", []*v1.Pod{pod("missing", "node-1", "nowhere")}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evicted := map[types.UID]*v1.Pod{}
+			for _, p := range tc.evicted {
+				evicted[p.UID] = p
+			}
+			var got []string
+			for _, a := range Released("node-1", evicted, func() []*v1.Pod { return tc.staying }, claims) {
+				got = append(got, a.Devices.Results[0].Device)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("given back %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClaimNamesNameTheSpecsClaimsAndTheExtendedResourceClaim(t *testing.T) {
+	p := pod("p", "node-1", "named")
+	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims,
+		v1.PodResourceClaim{Name: "from-template", ResourceClaimTemplateName: ptr.To("tmpl")},
+		v1.PodResourceClaim{Name: "not-generated-yet", ResourceClaimTemplateName: ptr.To("tmpl")})
+	p.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "from-template", ResourceClaimName: ptr.To("p-from-template-x7")}}
+	p.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: "p-extended"}
+	if got, want := ClaimNames(p), []string{"named", "p-from-template-x7", "p-extended"}; !slices.Equal(got, want) {
+		t.Errorf("ClaimNames = %v, want %v", got, want)
+	}
+}
