@@ -56,11 +56,12 @@ limitations under the License.
 //     activates the pods it judged since the previous such change
 //     (requeuer), so no pod waits for a second event.
 //   - PreFilter resolves the pod's claims and builds one allocator over the
-//     inventory and the allocated devices; Filter asks it per node and
-//     keeps the result for Score and Reserve; Reserve marks the result
-//     in flight; PreBind writes allocation and reservation with conflict
-//     retries and waits for binding conditions; Unreserve and PostFilter
-//     undo, as the in-tree plugin does.
+//     inventory and the allocated devices; Filter asks it per node only
+//     whether the claims fit; the devices are chosen (nodeResults, once
+//     per node and cycle) for the few nodes Score and Reserve ask about;
+//     Reserve marks them in flight; PreBind writes allocation and
+//     reservation with conflict retries and waits for binding conditions;
+//     Unreserve and PostFilter undo, as the in-tree plugin does.
 //   - Pods of a pod-group cycle (GenericWorkload, podgroup.go) share a
 //     claim's pending allocation: a later pod of the cycle reuses what an
 //     earlier one reserved (one more sharer in the framework's count)

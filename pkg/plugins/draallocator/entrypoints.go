@@ -102,7 +102,7 @@ func (pl *DRAAllocator) PreScore(ctx context.Context, cs fwk.CycleState, pod *v1
 	return pl.preScore(ctx, cs, pod, nodes)
 }
 
-// Score ranks a node by what Filter allocated there.
+// Score ranks a node by the devices the pod would get there (nodeResults).
 func (pl *DRAAllocator) Score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (score int64, status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "Score", pod, &status)
 	pl.guard.enter("Score", pod)
@@ -119,7 +119,7 @@ func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, p
 	return pl.normalizeScore(ctx, cs, pod, scores)
 }
 
-// Reserve marks the devices Filter chose on the node as in flight.
+// Reserve marks the devices chosen for the node (nodeResults) as in flight.
 func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "Reserve", pod, &status)
 	pl.guard.enter("Reserve", pod)

@@ -33,7 +33,8 @@ import (
 )
 
 // filter checks the pod's allocated claims against the node and asks the
-// allocator for the rest. The result is kept for Score and Reserve.
+// allocator whether the rest fit. Which devices they get is searched
+// later, only for the nodes Score and Reserve ask about (nodeResults).
 func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {

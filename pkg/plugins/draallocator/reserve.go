@@ -29,7 +29,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// reserve marks the devices Filter chose on the node as in flight, so that
+// reserve marks the devices chosen for the node (nodeResults) in flight, so that
 // the next scheduling cycles do not hand them out again while PreBind
 // writes the claims.
 func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {

@@ -59,7 +59,8 @@ func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
 	return true
 }
 
-// score ranks a node by what Filter allocated there, according to the
+// score ranks a node by the devices the pod would get there (nodeResults,
+// searched once per node and cycle), according to the
 // configured strategy:
 //
 //   - FirstAvailable (the in-tree plugin's score): the better the chosen
