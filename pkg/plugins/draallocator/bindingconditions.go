@@ -59,10 +59,11 @@ func (pl *DRAAllocator) bindingConditionsEnabled() bool {
 // boundClaims are the claims PreBind reserved for the pod: its own and
 // the extended-resource claim it created, if any.
 func (s *stateData) boundClaims() []*resourceapi.ResourceClaim {
+	claims := s.claimObjects()
 	if s.ext == nil || s.ext.created == nil {
-		return s.claims
+		return claims
 	}
-	return append(s.claims[:len(s.claims):len(s.claims)], s.ext.created)
+	return append(claims, s.ext.created)
 }
 
 // waitForBindingConditions waits until every device of the pod's claims
@@ -250,12 +251,13 @@ func (pl *DRAAllocator) podReadyForBinding(s *stateData) (bool, error) {
 			return false, err
 		}
 	}
-	for i, claim := range s.claims {
+	for i := range s.claims {
+		claim := s.claims[i].claim
 		fresh, err := pl.draManager.ResourceClaims().Get(claim.Namespace, claim.Name)
 		if err != nil {
 			return false, err
 		}
-		s.claims[i] = fresh
+		s.claims[i].claim = fresh
 		ready, err := claimReadyForBinding(fresh)
 		if err != nil {
 			return false, err

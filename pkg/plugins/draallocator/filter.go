@@ -26,7 +26,6 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -62,8 +61,9 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	node := nodeInfo.Node()
 
 	var unavailable []int
-	for i, claim := range s.claims {
-		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+	for i, c := range s.claims {
+		claim := c.claim
+		if sel := c.availableOn; sel != nil && !sel.Match(node) {
 			unavailable = append(unavailable, i)
 			continue
 		}
@@ -86,16 +86,15 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	}
 	if len(unavailable) > 0 {
 		s.mu.Lock()
-		if s.unavailable == nil {
-			s.unavailable = sets.New[int]()
+		for _, i := range unavailable {
+			s.claims[i].unavailable = true
 		}
-		s.unavailable.Insert(unavailable...)
 		s.mu.Unlock()
 		return statusUnresolvable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}
-	for _, i := range s.reused {
-		if skipsNodeOperations(s.allocation[i]) && !allocator.DeclaresOptionalNodeOperations(node) {
-			claim := s.claims[i]
+	for _, c := range s.claims {
+		if c.reused && skipsNodeOperations(c.allocation) && !allocator.DeclaresOptionalNodeOperations(node) {
+			claim := c.claim
 			return statusUnresolvable(logger, fmt.Sprintf("resource claim %s allocation requires DRAOptionalNodeOperations feature on the node", klog.KObj(claim)),
 				"pod", klog.KObj(pod), "node", klog.KObj(node), "resourceclaim", klog.KObj(claim))
 		}

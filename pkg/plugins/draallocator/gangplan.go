@@ -257,7 +257,7 @@ func (pl *DRAAllocator) gangMembers(pods map[types.UID]*v1.Pod, pod *v1.Pod, s *
 	var gang []allocator.GangPod
 pods:
 	for uid, p := range pods {
-		all := s.claims
+		all := s.claimObjects()
 		if uid != pod.UID {
 			if all, err = pl.podClaims(p); err != nil {
 				// The pod's own PreFilter will say what is missing;

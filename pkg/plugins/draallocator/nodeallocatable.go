@@ -80,14 +80,15 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		demand:      nodeallocatable.NewDemander(pod, pl.nodeAllocatableFeatures()),
 	}
 	for i, entry := range entries {
-		na.podClaims[entry.Name] = s.claims[i].UID
+		na.podClaims[entry.Name] = s.claims[i].claim.UID
 	}
 	// Which devices are mapped does not depend on the node.
 	anywhere := na.slices.On(nil)
-	for i, claim := range s.claims {
+	for i, c := range s.claims {
+		claim := c.claim
 		alloc := claim.Status.Allocation
 		if alloc == nil {
-			alloc = s.allocation[i] // a shared pending allocation
+			alloc = c.allocation // a shared pending allocation
 		}
 		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, claim, group, pl.fts.EnableDRAWorkloadResourceClaims) {
 			na.shareDenied[i] = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nodeallocatable.SharingRefused(claim.Name))
@@ -136,9 +137,9 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	allocs := make([]*resourceapi.AllocationResult, len(s.claims))
-	for i, claim := range s.claims {
-		if allocs[i] = claim.Status.Allocation; allocs[i] == nil {
-			allocs[i] = s.allocation[i] // shared pending, or nil
+	for i, c := range s.claims {
+		if allocs[i] = c.claim.Status.Allocation; allocs[i] == nil {
+			allocs[i] = c.allocation // shared pending, or nil
 		}
 	}
 	if len(s.toAllocate) > 0 {
@@ -165,7 +166,8 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	}
 	devices := s.na.slices.On(node)
 	var claims []nodeallocatable.Claim
-	for i, claim := range s.claims {
+	for i, c := range s.claims {
+		claim := c.claim
 		if nodeallocatable.DeclaresNodeResources(allocs[i], devices) {
 			claims = append(claims, nodeallocatable.Claim{
 				Ref:        v1.ObjectReference{Namespace: claim.Namespace, Name: claim.Name, UID: claim.UID},

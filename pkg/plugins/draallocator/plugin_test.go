@@ -76,7 +76,10 @@ func TestFirstAvailableScore(t *testing.T) {
 			[]resourceapi.AllocationResult{devicesFor("req-0")}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &stateData{claims: tc.claims, toAllocate: tc.toAllocate}
+			s := &stateData{toAllocate: tc.toAllocate}
+			for _, claim := range tc.claims {
+				s.claims = append(s.claims, podClaim{claim: claim})
+			}
 			if got := firstAvailableScore(s, tc.results); got != tc.want {
 				t.Errorf("firstAvailableScore = %d, want %d", got, tc.want)
 			}

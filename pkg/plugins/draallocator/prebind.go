@@ -68,19 +68,20 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 			}
 		}
 	}()
-	for i, claim := range s.claims {
-		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+	for i := range s.claims {
+		c := &s.claims[i]
+		if resourceclaim.IsReservedForPod(pod, c.claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 			continue
 		}
-		updated, err := pl.bindClaim(ctx, claim, s.allocation[i], s.consumer(pod, i))
+		updated, err := pl.bindClaim(ctx, c.claim, c.allocation, c.consumer)
 		if err != nil {
 			return statusError(logger, err)
 		}
-		if s.allocation[i] != nil {
+		if c.allocation != nil {
 			written = append(written, updated)
 		}
 		// Unreserve must see the claim as written.
-		s.claims[i] = updated
+		c.claim = updated
 	}
 	if st := pl.bindExtendedClaim(ctx, s, pod); st != nil {
 		return st

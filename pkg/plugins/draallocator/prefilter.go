@@ -26,7 +26,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	resourcehelper "k8s.io/component-helpers/resource"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -84,33 +83,38 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	if len(claims) == 0 && s.ext == nil {
 		return nil, s.skip()
 	}
+	var consumers []resourceapi.ResourceClaimConsumerReference // the pod for every claim
 	if pl.fts.EnableDRAWorkloadResourceClaims {
-		if s.consumers, err = pl.consumers(pod, entries); err != nil {
+		if consumers, err = pl.consumers(pod, entries); err != nil {
 			return nil, statusUnresolvable(logger, err.Error())
 		}
 	}
 	pl.requeue.seen(pod)
-	s.claims = claims
-	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
-	s.allocation = make([]*resourceapi.AllocationResult, len(claims))
+	s.claims = make([]podClaim, len(claims))
+	for i, claim := range claims {
+		s.claims[i] = podClaim{claim: claim, consumer: podConsumer(pod)}
+		if consumers != nil {
+			s.claims[i].consumer = consumers[i]
+		}
+	}
 
 	for i, claim := range claims {
+		c := &s.claims[i]
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 				return nil, statusUnresolvable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 			}
-			if s.availableOnNodes[i], err = availableOn(claim.Status.Allocation); err != nil {
+			if c.availableOn, err = availableOn(claim.Status.Allocation); err != nil {
 				return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the allocation: %w", klog.KObj(claim), err))
 			}
 			continue
 		}
 		// Allocated for an earlier pod of this pod-group cycle? Share it.
 		if pending := group.pendingFor(pl.draManager.ResourceClaims(), claim); pending != nil {
-			if s.availableOnNodes[i], err = availableOn(pending); err != nil {
+			if c.availableOn, err = availableOn(pending); err != nil {
 				return nil, statusError(logger, fmt.Errorf("claim %s: node selector of the pending allocation: %w", klog.KObj(claim), err))
 			}
-			s.allocation[i] = pending
-			s.reused = append(s.reused, i)
+			c.allocation, c.reused = pending, true
 			logger.V(5).Info("Sharing the pending allocation of the pod group", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 			continue
 		}

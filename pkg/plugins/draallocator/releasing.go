@@ -66,8 +66,8 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	if err != nil || nodeInfo.Node() == nil {
 		return ""
 	}
-	for _, sel := range s.availableOnNodes {
-		if sel != nil && !sel.Match(nodeInfo.Node()) {
+	for _, c := range s.claims {
+		if sel := c.availableOn; sel != nil && !sel.Match(nodeInfo.Node()) {
 			// An allocated claim of the pod is elsewhere.
 			return ""
 		}

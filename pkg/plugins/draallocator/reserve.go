@@ -43,7 +43,7 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		// the resource.
 		return statusError(klog.FromContext(ctx), fmt.Errorf("a DeviceClass for extended resource %s appeared while the pod was being scheduled", name), "pod", klog.KObj(pod))
 	}
-	if s.empty() || s.alloc == nil && len(s.reused) == 0 && s.na == nil {
+	if s.empty() || s.alloc == nil && !s.reusesPending() && s.na == nil {
 		return nil
 	}
 	start := time.Now()
@@ -64,11 +64,14 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	}
 	// Claims sharing the pending allocation of an earlier pod of the pod
 	// group: one more sharer of what that pod reserved.
-	for _, i := range s.reused {
-		if st := pl.markInFlight(logger, s, s.claims[i], s.allocation[i]); st != nil {
+	for _, c := range s.claims {
+		if !c.reused {
+			continue
+		}
+		if st := pl.markInFlight(logger, s, c.claim, c.allocation); st != nil {
 			return st
 		}
-		group.share(s.claims[i].UID, pod.UID)
+		group.share(c.claim.UID, pod.UID)
 	}
 	if s.na != nil {
 		// The pod is assumed on the node now, without the statuses.
@@ -103,7 +106,7 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 		return statusError(logger, fmt.Errorf("internal error: %d allocations for %d claims", len(results), len(claims)))
 	}
 	for j, ci := range s.toAllocate {
-		s.allocation[ci] = &results[j]
+		s.claims[ci].allocation = &results[j]
 	}
 	if extra := len(claims) - len(s.toAllocate); extra == 1 {
 		v, _ := s.ext.variant(pod, nodeInfo, s.toAllocateClaims)
@@ -208,7 +211,8 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 		defer pl.requeue.changed()
 	}
 	pl.clearNodeAllocatableStatus(ctx, s, pod)
-	for _, claim := range s.claims {
+	for _, c := range s.claims {
+		claim := c.claim
 		// Only the pod's own entry: other pods of its PodGroup may still
 		// need a reservation for the group.
 		if claim.Status.Allocation != nil && resourceclaim.IsReservedForPod(pod, claim, false) {

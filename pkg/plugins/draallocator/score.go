@@ -119,7 +119,7 @@ func (s *stateData) hasFirstAvailable() bool {
 func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) int64 {
 	claims := make([]*resourceapi.ResourceClaim, len(s.toAllocate))
 	for j, ci := range s.toAllocate {
-		claims[j] = s.claims[ci]
+		claims[j] = s.claims[ci].claim
 	}
 	return allocator.FirstAvailableRank(claims, results)
 }

@@ -22,7 +22,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -33,34 +32,29 @@ import (
 // stateData is one pod's scheduling cycle, written in PreFilter. The
 // framework keeps a pointer to it in CycleState; Clone returns the same
 // pointer, so later phases see each other's writes.
+//
+// PreFilter writes every field before any Filter runs. Afterwards the
+// fields under mu are written by Filter and Score, which the framework
+// runs in parallel over nodes, and by the binding phase; the others are
+// written only by the cycle's sequential phases (Reserve, Unreserve,
+// PostFilter, PreBind), never while a Filter or Score runs.
 type stateData struct {
 	// ext is the pod's claim for extended resources DRA may provide (nil
 	// when there are none).
 	ext *extendedState
 
-	// claims are the pod's claims in pod.Spec.ResourceClaims order, as
-	// read at PreFilter; PreBind replaces entries it updated.
-	claims []*resourceapi.ResourceClaim
-	// availableOnNodes is the node selector of claims[i]'s existing
-	// allocation (nil: unallocated or usable on every node).
-	availableOnNodes []*nodeaffinity.NodeSelector
-	// allocation is set by Reserve for claims the plugin allocates, and
-	// by PreFilter for claims that share the pending allocation of an
-	// earlier pod of the pod-group cycle (reused).
-	allocation []*resourceapi.AllocationResult
-	// reused indexes those shared claims: they are not allocated again.
-	reused []int
-	// consumers is whom PreBind reserves claims[i] for: the pod, or its
-	// PodGroup (DRAWorkloadResourceClaims). Nil means the pod for all.
-	consumers []resourceapi.ResourceClaimConsumerReference
+	// claims are the pod's claims in pod.Spec.ResourceClaims order.
+	claims []podClaim
 	// inFlight are the claims whose allocation Reserve marked in flight
 	// (the extended-resource claim under its placeholder UID), until
-	// Unreserve releases them.
+	// Unreserve releases them; under mu.
 	inFlight []*resourceapi.ResourceClaim
 
-	// toAllocate indexes the claims without an allocation, and
-	// toAllocateClaims holds those claims (one slice for the whole cycle,
-	// which lets the allocator reuse its per-pod preparation).
+	// toAllocate indexes the claims without an allocation, in claims
+	// order, and toAllocateClaims holds those claims (one slice for the
+	// whole cycle, which lets the allocator reuse its per-pod
+	// preparation). Results of the allocator come in this order, followed
+	// by the extended-resource claim's when there is one.
 	toAllocate       []int
 	toAllocateClaims []*resourceapi.ResourceClaim
 	alloc            *allocator.Allocator
@@ -78,6 +72,7 @@ type stateData struct {
 	ledger     ledgerView
 	ownRequest nodeallocatable.Amounts
 
+	// mu guards inFlight, podClaim.unavailable and the fields below it.
 	mu sync.Mutex
 	// nodeStatuses holds the pod's node-allocatable statuses per node that
 	// passed Filter, when its devices take node resources there (nil
@@ -85,13 +80,33 @@ type stateData struct {
 	nodeStatuses map[string][]v1.NodeAllocatableResourceClaimStatus
 	// statusPatched says that PreBind sent them to the API server.
 	statusPatched bool
-	// unavailable holds indexes of allocated claims that some node could
-	// not use (PostFilter may deallocate one of them).
-	unavailable sets.Set[int]
 	// results holds the devices found per node name, in toAllocate order
 	// followed by the extended-resource claim's, for the nodes Score or
 	// Reserve asked about.
 	results map[string][]resourceapi.AllocationResult
+}
+
+// podClaim is one of the pod's claims as the cycle sees it.
+type podClaim struct {
+	// claim is the claim as read at PreFilter; PreBind and the wait for
+	// binding conditions replace it with the copy they wrote or read.
+	claim *resourceapi.ResourceClaim
+	// availableOn is the node selector of the claim's existing allocation,
+	// or of the pending allocation it shares (nil: none, or usable on
+	// every node).
+	availableOn *nodeaffinity.NodeSelector
+	// allocation is what PreBind records: set by Reserve for a claim the
+	// plugin allocates, and by PreFilter for a reused one.
+	allocation *resourceapi.AllocationResult
+	// reused says that the claim shares the pending allocation of an
+	// earlier pod of the pod-group cycle: it is not allocated again.
+	reused bool
+	// consumer is whom PreBind reserves the claim for: the pod, or its
+	// PodGroup (DRAWorkloadResourceClaims).
+	consumer resourceapi.ResourceClaimConsumerReference
+	// unavailable says that some node could not use the claim's
+	// allocation (PostFilter may deallocate it); under stateData.mu.
+	unavailable bool
 }
 
 // Clone returns the same state: the cycle's phases share it.
@@ -99,14 +114,6 @@ func (s *stateData) Clone() fwk.StateData { return s }
 
 // empty reports whether the plugin has nothing to do for the pod.
 func (s *stateData) empty() bool { return len(s.claims) == 0 && s.ext == nil }
-
-// consumer is whom PreBind reserves claims[i] for.
-func (s *stateData) consumer(pod *v1.Pod, i int) resourceapi.ResourceClaimConsumerReference {
-	if s.consumers == nil {
-		return podConsumer(pod)
-	}
-	return s.consumers[i]
-}
 
 // takeInFlight returns the claims marked in flight and forgets them.
 func (s *stateData) takeInFlight() []*resourceapi.ResourceClaim {
@@ -117,6 +124,17 @@ func (s *stateData) takeInFlight() []*resourceapi.ResourceClaim {
 	return claims
 }
 
+// reusesPending reports whether a claim shares the pending allocation of
+// an earlier pod of the pod-group cycle.
+func (s *stateData) reusesPending() bool {
+	for _, c := range s.claims {
+		if c.reused {
+			return true
+		}
+	}
+	return false
+}
+
 // unavailableAllocated returns the allocated claims that some node could
 // not use, the candidates for deallocation. A shared pending allocation
 // (reused) that some node could not use is not among them: nothing is
@@ -125,10 +143,19 @@ func (s *stateData) unavailableAllocated() []*resourceapi.ResourceClaim {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*resourceapi.ResourceClaim
-	for i := range s.unavailable {
-		if claim := s.claims[i]; claim.Status.Allocation != nil {
-			out = append(out, claim)
+	for _, c := range s.claims {
+		if c.unavailable && c.claim.Status.Allocation != nil {
+			out = append(out, c.claim)
 		}
+	}
+	return out
+}
+
+// claimObjects returns the claims' objects, in claims order.
+func (s *stateData) claimObjects() []*resourceapi.ResourceClaim {
+	out := make([]*resourceapi.ResourceClaim, len(s.claims))
+	for i, c := range s.claims {
+		out[i] = c.claim
 	}
 	return out
 }
