@@ -113,6 +113,50 @@ limitations under the License.
 //     scheduler's "0/N nodes are available: ..." message counts nodes per
 //     reason.
 //
+// # Map
+//
+// Extension points (entrypoints.go wraps each in the panic guard), the
+// file that does the work, and the cycle state each reads (r) and writes
+// (w); stateData's fields are in state.go:
+//
+//	PreEnqueue          prefilter.go      -
+//	PreFilter           prefilter.go      w stateData (every field), joins groupState;
+//	                    gangplan.go       w gangPlan (first pod of a placement)
+//	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
+//	Filter              filter.go         r stateData, dryRun, gangPlan;
+//	                                      w claims[i].unavailable, results, nodeStatuses (mu)
+//	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
+//	                    releasing.go      the release wait reads the DRA manager
+//	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData
+//	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
+//	NormalizeScore
+//	Reserve, Unreserve  reserve.go        r results; w claims[i].allocation, inFlight,
+//	                                      ext.chosen; groupState.pending; gangPlan placed
+//	PreBindPreFlight,   prebind.go,       r stateData; w claims[i].claim, statusPatched;
+//	PreBind             claimwrites.go,   writes claims (allocation, reservedFor),
+//	                    bindingconditions.go  waits for binding conditions
+//	SignPod             plugin.go         -
+//	EventsToRegister    events.go         (queueing hints read the DRA manager)
+//	and hints           prequeue.go       (pre-queueing hint: podIndex)
+//
+// State by scope, its key, who writes it and what guards it:
+//
+//	process      shared (shared.go): inventory feed, tracker, requeuer, ledger,
+//	             pod sets; written by informer handlers and every phase;
+//	             each part has its own lock
+//	pod-group    groupState (podgroup.go), key Name/group in the
+//	cycle        PodGroupCycleState; written by the cycle's sequential phases
+//	             only; no lock
+//	placement    gangPlan (gangplan.go), key Name/gang-plan in the
+//	             PodGroupCycleState, one per placement; PreFilter makes it,
+//	             Reserve and Unreserve mark pods placed; Filter reads it under
+//	             its own lock
+//	pod cycle    stateData (state.go), key Name in the pod's CycleState;
+//	             PreFilter writes it, then mu guards what Filter and Score
+//	             write (state.go says which fields)
+//	dry run      dryRun (preemption.go), key Name/dry-run in a clone of the
+//	             pod's CycleState; AddPod and RemovePod write their own copy
+//
 // # Invariants
 //
 //   - The inventory changes only in PreFilter, which the framework runs on

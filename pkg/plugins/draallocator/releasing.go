@@ -19,6 +19,8 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -58,8 +60,10 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	if name == "" {
 		return ""
 	}
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "node", klog.KRef("", name))
 	if statuses != nil && !rejectedBy(statuses.Get(name), Name) {
 		// Another plugin turned the node down: not a matter of devices.
+		logger.V(4).Info("Not waiting for released devices: another plugin rejected the nominated node", "status", statuses.Get(name))
 		return ""
 	}
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(name)
@@ -76,10 +80,9 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	if st != nil || len(claims) == 0 {
 		return ""
 	}
-	logger := klog.FromContext(ctx)
 	release, err := pl.beingReleased(nodeInfo.Node())
 	if err != nil {
-		logger.V(4).Info("Cannot tell which claims are being released", "node", klog.KRef("", name), "err", err)
+		logger.V(4).Info("Cannot tell which claims are being released", "err", err)
 		return ""
 	}
 	allocated, err := pl.draManager.ResourceClaims().GatherAllocatedState()
@@ -92,12 +95,15 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	// Other pods nominated there, of at least the pod's priority, come
 	// first: if they leave too little, waiting would be for ever, and
 	// DefaultPreemption must find more.
-	if others := pl.nominatedBeside(pod, name); len(others) > 0 {
+	others := pl.nominatedBeside(pod, name)
+	if len(others) > 0 {
 		take, _ := pl.nominatedDevices(ctx, released, others, nil, nodeInfo)
 		released = released.WithState(released.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take}))
 	}
 	fits, err := released.Fits(ctx, nodeInfo.Node(), claims)
 	if err != nil || !fits {
+		logger.V(4).Info("Not waiting for released devices: the pod would not fit on its nominated node once they are",
+			"releasing", len(release), "nominatedBeside", klog.KObjSlice(slices.Collect(maps.Values(others))), "err", err)
 		return ""
 	}
 	return name
