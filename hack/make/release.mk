@@ -4,24 +4,36 @@
 ## release: VERSION=vX.Y.Z (required: a v and SemVer, the release's git
 ## tag) writes DIST (dist/), emptied first: kubectl-dra for
 ## KUBECTL_DRA_PLATFORMS as kubectl-dra_<V>_<os>_<arch>.tar.gz (.zip on
-## Windows) holding kubectl-dra(.exe) and LICENSE if the repository has
-## one; dra-scheduler and dra-bench for SERVER_PLATFORMS as bare binaries
-## <program>_<V>_<os>_<arch>; the chart package (make chart, when
+## Windows) holding kubectl-dra(.exe), LICENSE, NOTICE, its SBOM
+## kubectl-dra.cdx.json and third_party_licenses/; dra-scheduler and
+## dra-bench for SERVER_PLATFORMS as bare binaries <program>_<V>_<os>_<arch>
+## with <program>_<V>_<os>_<arch>.licenses.tar.gz (LICENSE, NOTICE,
+## third_party_licenses/) beside each; every binary's CycloneDX SBOM as
+## <program>_<V>_<os>_<arch>.cdx.json; the chart package (make chart, when
 ## hack/make/chart.mk exists); the krew manifest dra.yaml (downloads from
 ## the GitHub release VERSION); SHA256SUMS over all of them; then
 ## verify-release. Every binary is built with CGO_ENABLED=0 and the
 ## Makefile's LDFLAGS (version, commit, Kubernetes), and the ones that run
-## here are smoke-tested. It refuses a tree with uncommitted or untracked
-## files (ALLOW_DIRTY=1 for a try-out). Slow: each platform links
-## Kubernetes' packages (dra-scheduler and dra-bench ~5-7 min each per
-## platform on 2 cores with a cold cache).
+## here are smoke-tested. Its SBOM comes from its own build information
+## (cyclonedx-gomod through go run, release.CycloneDXGomod); a module whose
+## license the policy refuses (pkg/release/licenses.go: copyleft, unknown
+## or none) stops the release, named. It refuses a tree with uncommitted
+## or untracked files (ALLOW_DIRTY=1 for a try-out). Slow: each platform
+## links Kubernetes' packages (dra-scheduler and dra-bench ~5-7 min each
+## per platform on 2 cores with a cold cache; an SBOM and its license
+## texts ~15 s).
 ## verify-release: DIST as a downloader would check it: SHA256SUMS matches
 ## every artifact and lists them all (also with sha256sum -c), dra.yaml
-## points at each kubectl-dra archive with its sha256, bin and files
-## (hack/release verify), and krew's own validator accepts dra.yaml
-## (sigs.k8s.io/krew/cmd/validate-krew-manifest, through the Go module
-## proxy, not installing: the archives are not at their URLs until the
-## release is published).
+## points at each kubectl-dra archive with its sha256, bin and files,
+## every binary's SBOM describes it and passes the license policy, and its
+## archive or licenses archive holds LICENSE, NOTICE and the license texts
+## of every module of the SBOM (hack/release verify), and krew's own
+## validator accepts dra.yaml (sigs.k8s.io/krew/cmd/validate-krew-manifest,
+## through the Go module proxy, not installing: the archives are not at
+## their URLs until the release is published).
+## sbom: SBOM_BINARY's (bin/dra-scheduler: make build first) SBOM and its
+## modules' license texts, checked by the policy, with LICENSE and NOTICE
+## into SBOM_OUT: what the container image ships in /licenses (Dockerfile).
 DIST                  ?= dist
 RELEASE_OUT           := _output/release
 RELEASE_TOOL          := $(RELEASE_OUT)/release-tool
@@ -29,7 +41,7 @@ RELEASE_BUILD         := $(RELEASE_OUT)/build
 KUBECTL_DRA_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 SERVER_PLATFORMS      ?= linux/amd64 linux/arm64
 SERVER_PROGRAMS       ?= dra-scheduler dra-bench
-RELEASE_FILES         := $(wildcard LICENSE)
+RELEASE_FILES         := LICENSE NOTICE
 KREW_VALIDATOR        := sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3
 # Archive entries are dated at the commit, so that the same binaries give
 # the same archives.
@@ -49,17 +61,34 @@ define release_go_build
 
 endef
 
-# release_archive PLATFORM: kubectl-dra built and packed for it.
-define release_archive
-$(call release_go_build,$(1),kubectl-dra)
-	$(RELEASE_TOOL) archive -dir $(DIST) -version $(VERSION) -platform $(1) -mtime $(SOURCE_DATE_EPOCH) $(call release_bin,$(1),kubectl-dra) $(RELEASE_FILES)
+# release_sbom_file, release_texts PLATFORM PROGRAM: where its SBOM and
+# the directory of its modules' license texts are written.
+release_sbom_file = $(RELEASE_BUILD)/$(call release_os,$(1))_$(call release_arch,$(1))/$(2).cdx.json
+release_texts     = $(RELEASE_BUILD)/$(call release_os,$(1))_$(call release_arch,$(1))/$(2).licenses/third_party_licenses
+
+# release_sbom PLATFORM PROGRAM: recipe lines writing its SBOM (with the
+# policy's corrections), checking it and collecting its license texts.
+define release_sbom
+	$(RELEASE_TOOL) sbom -go $(GO) -version $(VERSION) -out $(call release_sbom_file,$(1),$(2)) $(call release_bin,$(1),$(2))
+	$(RELEASE_TOOL) licenses -go $(GO) -sbom $(call release_sbom_file,$(1),$(2)) -out $(call release_texts,$(1),$(2))
 
 endef
 
-# release_binary PLATFORM PROGRAM: PROGRAM built for it and copied into DIST.
+# release_archive PLATFORM: kubectl-dra built and packed for it, with
+# LICENSE, NOTICE, its SBOM and license texts.
+define release_archive
+$(call release_go_build,$(1),kubectl-dra)
+$(call release_sbom,$(1),kubectl-dra)
+	$(RELEASE_TOOL) archive -dir $(DIST) -version $(VERSION) -platform $(1) -mtime $(SOURCE_DATE_EPOCH) -sbom $(call release_sbom_file,$(1),kubectl-dra) -licenses $(call release_texts,$(1),kubectl-dra) $(call release_bin,$(1),kubectl-dra) $(RELEASE_FILES)
+
+endef
+
+# release_binary PLATFORM PROGRAM: PROGRAM built for it and copied into
+# DIST with its SBOM, and its licenses archive.
 define release_binary
 $(call release_go_build,$(1),$(2))
-	$(RELEASE_TOOL) binary -dir $(DIST) -version $(VERSION) -platform $(1) $(call release_bin,$(1),$(2))
+$(call release_sbom,$(1),$(2))
+	$(RELEASE_TOOL) binary -dir $(DIST) -version $(VERSION) -platform $(1) -mtime $(SOURCE_DATE_EPOCH) -sbom $(call release_sbom_file,$(1),$(2)) -licenses $(call release_texts,$(1),$(2)) $(call release_bin,$(1),$(2)) $(RELEASE_FILES)
 
 endef
 
@@ -75,7 +104,7 @@ define release_version_check
 
 endef
 
-.PHONY: release release-tool verify-release
+.PHONY: release release-tool verify-release sbom
 
 release-tool:
 	$(GO) build -o $(RELEASE_TOOL) ./hack/release
@@ -101,3 +130,12 @@ verify-release: release-tool
 	$(if $(wildcard hack/make/chart.mk),test -f $(DIST)/dra-scheduler-$(CHART_VERSION).tgz || { echo "$(DIST) lacks the chart package dra-scheduler-$(CHART_VERSION).tgz" >&2; exit 1; })
 	if command -v sha256sum >/dev/null; then cd $(DIST) && sha256sum --check --quiet SHA256SUMS; fi
 	$(GO) run $(KREW_VALIDATOR) -manifest $(abspath $(DIST))/dra.yaml -skip-install
+
+SBOM_BINARY ?= $(BIN)/dra-scheduler
+SBOM_OUT    ?= _output/sbom
+sbom: release-tool
+	rm -rf $(SBOM_OUT)
+	mkdir -p $(SBOM_OUT)
+	$(RELEASE_TOOL) sbom -go $(GO) -version $(VERSION) -out $(SBOM_OUT)/$(notdir $(SBOM_BINARY)).cdx.json $(SBOM_BINARY)
+	$(RELEASE_TOOL) licenses -go $(GO) -sbom $(SBOM_OUT)/$(notdir $(SBOM_BINARY)).cdx.json -out $(SBOM_OUT)/third_party_licenses
+	cp $(RELEASE_FILES) $(SBOM_OUT)/

@@ -28,6 +28,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -161,10 +162,21 @@ type ArchiveEntry struct {
 	Name string
 	// Mode is its permission bits.
 	Mode fs.FileMode
+	// SHA256 is the hex SHA-256 of its contents.
+	SHA256 string
+}
+
+// hashReader returns the hex SHA-256 of what r reads.
+func hashReader(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ReadArchive lists the regular files of the .zip or .tar.gz archive at
-// path, in archive order.
+// path, in archive order, with their digests.
 func ReadArchive(path string) ([]ArchiveEntry, error) {
 	var entries []ArchiveEntry
 	switch {
@@ -175,9 +187,19 @@ func ReadArchive(path string) ([]ArchiveEntry, error) {
 		}
 		defer func() { _ = zr.Close() }()
 		for _, f := range zr.File {
-			if f.Mode().IsRegular() {
-				entries = append(entries, ArchiveEntry{Name: f.Name, Mode: f.Mode().Perm()})
+			if !f.Mode().IsRegular() {
+				continue
 			}
+			r, err := f.Open()
+			if err != nil {
+				return nil, fmt.Errorf("archive %s: %s: %w", path, f.Name, err)
+			}
+			sum, err := hashReader(r)
+			_ = r.Close()
+			if err != nil {
+				return nil, fmt.Errorf("archive %s: %s: %w", path, f.Name, err)
+			}
+			entries = append(entries, ArchiveEntry{Name: f.Name, Mode: f.Mode().Perm(), SHA256: sum})
 		}
 	case strings.HasSuffix(path, ".tar.gz"):
 		in, err := os.Open(path)
@@ -199,7 +221,11 @@ func ReadArchive(path string) ([]ArchiveEntry, error) {
 				return nil, fmt.Errorf("archive %s: %w", path, err)
 			}
 			if hdr.Typeflag == tar.TypeReg {
-				entries = append(entries, ArchiveEntry{Name: hdr.Name, Mode: fs.FileMode(hdr.Mode).Perm()})
+				sum, err := hashReader(tr)
+				if err != nil {
+					return nil, fmt.Errorf("archive %s: %s: %w", path, hdr.Name, err)
+				}
+				entries = append(entries, ArchiveEntry{Name: hdr.Name, Mode: fs.FileMode(hdr.Mode).Perm(), SHA256: sum})
 			}
 		}
 	default:
@@ -215,9 +241,39 @@ func SHA256File(path string) (string, error) {
 		return "", fmt.Errorf("sha256: %w", err)
 	}
 	defer func() { _ = f.Close() }()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := hashReader(f)
+	if err != nil {
 		return "", fmt.Errorf("sha256 of %s: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
+}
+
+// TreeFiles returns the regular files under the directory root as archive
+// entries named name/<path under root>, in lexical order.
+func TreeFiles(root, name string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Name: path.Join(name, filepath.ToSlash(rel)), Path: p})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive tree %s: %w", root, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("archive tree %s: no files", root)
+	}
+	return files, nil
 }

@@ -117,7 +117,10 @@ func TestWriteArchive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []ArchiveEntry{{Name: "kubectl-dra", Mode: 0o755}, {Name: "LICENSE", Mode: 0o644}}
+			want := []ArchiveEntry{
+				{Name: "kubectl-dra", Mode: 0o755, SHA256: mustSHA256(t, bin)},
+				{Name: "LICENSE", Mode: 0o644, SHA256: mustSHA256(t, license)},
+			}
 			if !reflect.DeepEqual(entries, want) {
 				t.Errorf("entries %v, want %v", entries, want)
 			}

@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Package release writes and checks the artifacts of a dra-scheduler
-// release: the archives of the kubectl plugin, SHA256SUMS and the krew
-// plugin manifest (hack/release is its command line, hack/make/release.mk
-// drives it; docs/release.md says how to cut and publish a release).
+// release: the archives of the kubectl plugin, every binary's SBOM and
+// third-party license texts, SHA256SUMS and the krew plugin manifest
+// (hack/release is its command line, hack/make/release.mk drives it;
+// docs/release.md says how to cut and publish a release).
 //
 // Design:
 //
@@ -31,13 +32,24 @@ limitations under the License.
 //     installs on each).
 //   - The krew manifest is derived from the archives themselves: each
 //     platform's sha256 is the archive's, and its files list names every
-//     file the archive holds (the binary, and LICENSE when the repository
-//     has one), so krew copies exactly what was packed.
+//     top-level file and directory the archive holds (the binary,
+//     LICENSE, NOTICE, the SBOM, third_party_licenses/), so krew copies
+//     exactly what was packed.
+//   - Every binary ships with a CycloneDX SBOM of the modules it links,
+//     generated from the binary's own build information by cyclonedx-gomod
+//     (CycloneDXGomod, run with go run, not a dependency of this module),
+//     and with the license texts of those modules (CollectLicenseTexts).
+//     The license policy (licenses.go) is in one place: the licenses a
+//     shipped binary may link (ClassifyLicense) and the detections a
+//     person corrected (ConcludeLicenses); CheckLicenses refuses a module
+//     whose license is copyleft, unknown or missing, naming it.
 //   - Verify checks a finished release directory from the outside, as a
 //     user downloading it would: SHA256SUMS matches every file and lists
 //     every artifact, and every platform of the manifest points at an
 //     archive of this directory under the release's download URL, with its
-//     checksum, holding the binary and files the manifest names. Krew's own
+//     checksum, holding the binary and files the manifest names, and every
+//     binary's SBOM describes it, passes the policy and has its license
+//     texts shipped beside it. Krew's own
 //     validator (sigs.k8s.io/krew/cmd/validate-krew-manifest) is run by the
 //     tests and by make verify-release; it is not a dependency of this
 //     module.

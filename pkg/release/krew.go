@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -139,7 +140,9 @@ func KrewManifestFile(name string) string { return name + ".yaml" }
 
 // NewKrewManifest describes o's archives found in dir (named by
 // ArchiveName): each platform's download URL on GitHub, its SHA-256, and
-// the files it holds, which must include the binary.
+// the files it holds, which must include the binary: each top-level file
+// or directory of the archive, in archive order, copied into the plugin's
+// directory under its name (krew moves a directory whole).
 func NewKrewManifest(dir string, o KrewOptions) (*KrewManifest, error) {
 	if err := CheckVersion(o.Version); err != nil {
 		return nil, err
@@ -178,9 +181,9 @@ func NewKrewManifest(dir string, o KrewOptions) (*KrewManifest, error) {
 			Bin:      bin,
 		}
 		hasBin := false
-		for _, e := range entries {
-			hasBin = hasBin || e.Name == bin
-			kp.Files = append(kp.Files, KrewFile{From: e.Name, To: "."})
+		for _, top := range topLevel(entries) {
+			hasBin = hasBin || top == bin
+			kp.Files = append(kp.Files, KrewFile{From: top, To: "."})
 		}
 		if !hasBin {
 			return nil, fmt.Errorf("krew manifest %s, platform %s: archive %s does not hold %s", o.Name, p, path, bin)
@@ -216,4 +219,19 @@ func ReadKrewManifest(path string) (*KrewManifest, error) {
 		return nil, fmt.Errorf("krew manifest %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// topLevel returns the first path element of every entry, each once, in
+// archive order: a file at the archive's root, or a directory.
+func topLevel(entries []ArchiveEntry) []string {
+	var tops []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		top, _, _ := strings.Cut(e.Name, "/")
+		if !seen[top] {
+			seen[top] = true
+			tops = append(tops, top)
+		}
+	}
+	return tops
 }

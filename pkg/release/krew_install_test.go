@@ -33,8 +33,10 @@ import (
 // test's HTTP server instead of the GitHub release: krew downloads each
 // archive, checks its sha256, extracts it, copies files and links bin,
 // then the validator looks for a LICENSE among the installed files.
-// Without a LICENSE file in the repository, and so in the archives, the
-// krew-index refuses the plugin.
+// Without any license file in the archives the krew-index refuses the
+// plugin. (Any file named LICENSE will do, one of third_party_licenses/
+// too: Verify, not krew, checks that the archives hold dra-scheduler's
+// own.)
 func TestKrewInstallsEveryPlatformsArchive(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH: cannot build krew")
@@ -59,8 +61,8 @@ func TestKrewInstallsEveryPlatformsArchive(t *testing.T) {
 		license bool
 		wantErr string
 	}{
-		{"with a LICENSE every platform installs", true, ""},
-		{"without a LICENSE the krew-index's check refuses the plugin", false, "could not find license file"},
+		{"with LICENSE, NOTICE, the SBOM and license texts every platform installs", true, ""},
+		{"without any license file the krew-index's check refuses the plugin", false, "could not find license file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dist, _ := fakeRelease(t, tc.license)

@@ -71,17 +71,52 @@ func (p Platform) ArchiveExt() string {
 	return ".tar.gz"
 }
 
+// stem returns what every artifact name of program's binary for p starts
+// with: "<program>_<version>_<os>_<arch>".
+func stem(program, version string, p Platform) string {
+	return fmt.Sprintf("%s_%s_%s_%s", program, version, p.OS, p.Arch)
+}
+
 // ArchiveName returns the file name of program's archive for p, e.g.
 // "kubectl-dra_v0.1.0_linux_amd64.tar.gz".
 func ArchiveName(program, version string, p Platform) string {
-	return fmt.Sprintf("%s_%s_%s_%s%s", program, version, p.OS, p.Arch, p.ArchiveExt())
+	return stem(program, version, p) + p.ArchiveExt()
 }
 
 // BinaryName returns the file name of program's bare binary for p, e.g.
 // "dra-scheduler_v0.1.0_linux_amd64" (".exe" appended on Windows).
 func BinaryName(program, version string, p Platform) string {
-	return p.Executable(fmt.Sprintf("%s_%s_%s_%s", program, version, p.OS, p.Arch))
+	return p.Executable(stem(program, version, p))
 }
+
+// SBOMExt ends the name of a CycloneDX SBOM in JSON.
+const SBOMExt = ".cdx.json"
+
+// SBOMName returns the file name of the SBOM of program's binary for p in
+// a release directory, e.g. "dra-scheduler_v0.1.0_linux_amd64.cdx.json":
+// the bare binary's or the archive's name without its extension, and
+// SBOMExt.
+func SBOMName(program, version string, p Platform) string {
+	return stem(program, version, p) + SBOMExt
+}
+
+// SBOMEntryName returns the name of program's SBOM inside its archive,
+// e.g. "kubectl-dra.cdx.json".
+func SBOMEntryName(program string) string { return program + SBOMExt }
+
+// LicensesArchiveName returns the file name of the archive holding the
+// license texts of program's bare binary for p, e.g.
+// "dra-scheduler_v0.1.0_linux_amd64.licenses.tar.gz": LICENSE, NOTICE and
+// ThirdPartyLicensesDir.
+func LicensesArchiveName(program, version string, p Platform) string {
+	return stem(program, version, p) + licensesArchiveExt
+}
+
+// licensesArchiveExt ends the name of a bare binary's licenses archive.
+const licensesArchiveExt = ".licenses.tar.gz"
+
+// bareBinaryStem returns the stem of a bare binary's name (BinaryName).
+func bareBinaryStem(name string) string { return strings.TrimSuffix(name, ".exe") }
 
 // releaseVersion is what krew accepts as spec.version (a "v", then
 // semantic versioning) and what the release's tag must be.

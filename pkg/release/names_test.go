@@ -88,6 +88,10 @@ func TestArtifactNames(t *testing.T) {
 		{"the executable in a Windows archive ends in .exe", Platform{"windows", "arm64"}.Executable("kubectl-dra"), "kubectl-dra.exe"},
 		{"the download URL is the GitHub release's", DownloadURL(Repository, "v0.1.0", "x.zip"), "https://github.com/dra-scheduler/dra-scheduler/releases/download/v0.1.0/x.zip"},
 		{"krew wants the manifest named after the plugin", KrewManifestFile("dra"), "dra.yaml"},
+		{"a binary's SBOM is named after its artifact", SBOMName("dra-scheduler", "v0.1.0", Platform{"linux", "arm64"}), "dra-scheduler_v0.1.0_linux_arm64.cdx.json"},
+		{"a Windows binary's SBOM has no .exe", SBOMName("kubectl-dra", "v0.1.0", Platform{"windows", "amd64"}), "kubectl-dra_v0.1.0_windows_amd64.cdx.json"},
+		{"the SBOM in an archive is named after the program", SBOMEntryName("kubectl-dra"), "kubectl-dra.cdx.json"},
+		{"a bare binary's license texts are a tar.gz beside it", LicensesArchiveName("dra-bench", "v0.1.0", Platform{"linux", "amd64"}), "dra-bench_v0.1.0_linux_amd64.licenses.tar.gz"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,35 +45,70 @@ const testVersion = "v0.1.0-rc.0"
 // go.mod).
 const krewValidator = "sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3"
 
+// fakeModules are the modules every fake binary's SBOM lists.
+var fakeModules = []mod{
+	{"std", "go1.26.8", []string{"BSD-3-Clause"}},
+	{"sigs.k8s.io/yaml", "v1.6.0", []string{"MIT"}},
+}
+
 // fakeRelease writes a release directory as make release does, from tiny
-// fake binaries (a shell script each; nothing runs them), with a LICENSE
-// in the archives if license. It returns the directory and the names of
-// the bare binaries.
-func fakeRelease(t *testing.T, license bool) (dist string, binaries []string) {
+// fake binaries (a shell script each; nothing runs them), each shipped
+// with LICENSE, NOTICE, an SBOM describing it (fakeModules) and its
+// modules' license texts; if !licensed, with none of these (archives
+// holding the binary only, no SBOMs), as releases were before. It returns
+// the directory and the names of the bare binaries.
+func fakeRelease(t *testing.T, licensed bool) (dist string, binaries []string) {
 	t.Helper()
 	stage, dist := t.TempDir(), t.TempDir()
-	var licensePath string
-	if license {
-		licensePath = writeFile(t, stage, "LICENSE", "license terms\n", 0o644)
+	repoFiles := []File{
+		{Name: LicenseFile, Path: writeFile(t, stage, LicenseFile, "license terms\n", 0o644)},
+		{Name: NoticeFile, Path: writeFile(t, stage, NoticeFile, "notice\n", 0o644)},
+	}
+	texts := filepath.Join(stage, ThirdPartyLicensesDir)
+	for _, m := range fakeModules {
+		if err := os.MkdirAll(filepath.Join(texts, m.name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(texts, m.name), "LICENSE", m.licenses[0]+" terms of "+m.name+"\n", 0o644)
+	}
+	textFiles, err := TreeFiles(texts, ThirdPartyLicensesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(1700000000, 0)
+	// sbom writes the SBOM of the binary at path to dist as name.
+	sbom := func(path, name string) string {
+		sbomPath := writeFile(t, dist, name, string(sbomJSON(t, filepath.Base(path), mustSHA256(t, path), fakeModules...)), 0o644)
+		return sbomPath
 	}
 	for _, p := range pluginPlatforms {
 		dir := filepath.Join(stage, p.OS+"_"+p.Arch)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		files := []File{{Name: p.Executable("kubectl-dra"), Path: writeFile(t, dir, p.Executable("kubectl-dra"), "#!/bin/sh\necho kubectl-dra "+p.String()+"\n", 0o755)}}
-		if license {
-			files = append(files, File{Name: "LICENSE", Path: licensePath})
+		bin := writeFile(t, dir, p.Executable("kubectl-dra"), "#!/bin/sh\necho kubectl-dra "+p.String()+"\n", 0o755)
+		files := []File{{Name: p.Executable("kubectl-dra"), Path: bin}}
+		if licensed {
+			files = append(files, repoFiles...)
+			files = append(files, File{Name: SBOMEntryName("kubectl-dra"), Path: sbom(bin, SBOMName("kubectl-dra", testVersion, p))})
+			files = append(files, textFiles...)
 		}
-		if err := WriteArchive(filepath.Join(dist, ArchiveName("kubectl-dra", testVersion, p)), files, time.Unix(1700000000, 0)); err != nil {
+		if err := WriteArchive(filepath.Join(dist, ArchiveName("kubectl-dra", testVersion, p)), files, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, program := range serverPrograms {
 		for _, p := range serverPlatforms {
 			name := BinaryName(program, testVersion, p)
-			writeFile(t, dist, name, "#!/bin/sh\necho "+name+"\n", 0o755)
+			bin := writeFile(t, dist, name, "#!/bin/sh\necho "+name+"\n", 0o755)
 			binaries = append(binaries, name)
+			if !licensed {
+				continue
+			}
+			sbom(bin, SBOMName(program, testVersion, p))
+			if err := WriteArchive(filepath.Join(dist, LicensesArchiveName(program, testVersion, p)), append(append([]File{}, repoFiles...), textFiles...), mtime); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	m, err := NewKrewManifest(dist, KubectlDRA(testVersion, pluginPlatforms))
@@ -90,15 +126,13 @@ func fakeRelease(t *testing.T, license bool) (dist string, binaries []string) {
 
 func TestAReleaseDirectoryChecksOut(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		license bool
-		files   []string
+		name  string
+		files []string
 	}{
-		{"without a LICENSE the archives and krew's files hold the binary only", false, []string{"kubectl-dra"}},
-		{"with a LICENSE krew copies it next to the binary", true, []string{"kubectl-dra", "LICENSE"}},
+		{"krew copies the binary, LICENSE, NOTICE, the SBOM and the license texts", []string{"kubectl-dra", "LICENSE", "NOTICE", "kubectl-dra.cdx.json", "third_party_licenses"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dist, binaries := fakeRelease(t, tc.license)
+			dist, binaries := fakeRelease(t, true)
 			if err := Verify(dist, KubectlDRA(testVersion, pluginPlatforms), binaries); err != nil {
 				t.Fatalf("Verify: %v", err)
 			}
@@ -143,7 +177,14 @@ func TestAReleaseDirectoryChecksOut(t *testing.T) {
 					t.Errorf("platforms[%d].bin %s, want %s", i, kp.Bin, want)
 				}
 			}
-			for _, name := range append(binaries, "dra.yaml") {
+			var shipped []string
+			for _, b := range binaries {
+				shipped = append(shipped, b, b+".cdx.json", b+".licenses.tar.gz")
+			}
+			for _, p := range pluginPlatforms {
+				shipped = append(shipped, "kubectl-dra_"+testVersion+"_"+p.OS+"_"+p.Arch+".cdx.json")
+			}
+			for _, name := range append(shipped, "dra.yaml") {
 				if _, ok := sums[name]; !ok {
 					t.Errorf("SHA256SUMS does not list %s", name)
 				}
@@ -167,7 +208,7 @@ func runKrewValidator(t *testing.T, manifest string) (string, error) {
 }
 
 func TestKrewsValidatorAcceptsTheManifest(t *testing.T) {
-	dist, _ := fakeRelease(t, false)
+	dist, _ := fakeRelease(t, true)
 	manifest := filepath.Join(dist, "dra.yaml")
 	out, err := runKrewValidator(t, manifest)
 	if err != nil {
@@ -269,9 +310,102 @@ func TestVerifyFindsWhatIsWrongWithARelease(t *testing.T) {
 			},
 			nil, "lacks dra-scheduler_v0.1.0-rc.0_linux_amd64",
 		},
+		{
+			"a release without licenses or SBOMs, as before",
+			func(t *testing.T, dist string) {
+				unlicensed, _ := fakeRelease(t, false)
+				if err := os.RemoveAll(dist); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(unlicensed, dist); err != nil {
+					t.Fatal(err)
+				}
+			},
+			nil, "platforms[0] (linux/amd64): " + filepath.Join("DIST", archive(linux)) + " does not hold LICENSE",
+		},
+		{
+			"an archive without LICENSE",
+			func(t *testing.T, dist string) {
+				repack(t, dist, archive(pluginPlatforms[3]), func(name string) bool { return name != LicenseFile })
+			},
+			nil, "platforms[3] (darwin/arm64): " + filepath.Join("DIST", archive(pluginPlatforms[3])) + " does not hold LICENSE",
+		},
+		{
+			"a manifest that does not copy the license texts",
+			func(t *testing.T, dist string) {
+				editManifest(t, dist, func(m *KrewManifest) {
+					f := m.Spec.Platforms[5].Files
+					m.Spec.Platforms[5].Files = f[:len(f)-1]
+				})
+			},
+			nil, "platforms[5] (windows/arm64): files do not copy third_party_licenses",
+		},
+		{
+			"an archive without the license texts of a module its SBOM lists",
+			func(t *testing.T, dist string) {
+				repack(t, dist, archive(linux), func(name string) bool { return !strings.HasPrefix(name, "third_party_licenses/sigs.k8s.io/yaml/") })
+			},
+			nil, "lacks the license texts (third_party_licenses/<module>/) of 1 modules of " + filepath.Join("DIST", SBOMName("kubectl-dra", testVersion, linux)) + ": sigs.k8s.io/yaml@v1.6.0",
+		},
+		{
+			"a plugin's SBOM in the release directory that is not its archive's",
+			func(t *testing.T, dist string) {
+				writeSBOM(t, dist, SBOMName("kubectl-dra", testVersion, linux), "kubectl-dra", mustSHA256(t, filepath.Join(dist, archive(linux))), fakeModules...)
+			},
+			nil, "platforms[0] (linux/amd64): " + archive(linux) + "'s kubectl-dra.cdx.json is not " + filepath.Join("DIST", SBOMName("kubectl-dra", testVersion, linux)),
+		},
+		{
+			"a bare binary's SBOM listing a GPL module",
+			func(t *testing.T, dist string) {
+				name := BinaryName("dra-scheduler", testVersion, serverPlatforms[1])
+				writeSBOM(t, dist, SBOMName("dra-scheduler", testVersion, serverPlatforms[1]), name, mustSHA256(t, filepath.Join(dist, name)),
+					append(append([]mod{}, fakeModules...), mod{"example.com/gpl", "v1.0.0", []string{"GPL-3.0-only"}})...)
+			},
+			nil, "module example.com/gpl@v1.0.0: license \"GPL-3.0-only\" is not allowed in shipped binaries",
+		},
+		{
+			"a plugin's SBOM listing a module of unknown license",
+			func(t *testing.T, dist string) {
+				p := pluginPlatforms[2]
+				sbom := SBOMName("kubectl-dra", testVersion, p)
+				entries, err := ReadArchive(filepath.Join(dist, archive(p)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				writeSBOM(t, dist, sbom, "kubectl-dra", entries[0].SHA256, append(append([]mod{}, fakeModules...), mod{"example.com/odd", "v0.3.0", []string{"Beerware"}})...)
+			},
+			nil, "module example.com/odd@v0.3.0: license \"Beerware\" is not allowed in shipped binaries (Beerware is unknown",
+		},
+		{
+			"a bare binary's SBOM describing another binary",
+			func(t *testing.T, dist string) {
+				writeSBOM(t, dist, SBOMName("dra-bench", testVersion, serverPlatforms[0]), "dra-bench", strings.Repeat("1", 64), fakeModules...)
+			},
+			nil, "describes a binary of sha256 \"1111",
+		},
+		{
+			"a bare binary without its licenses archive",
+			func(t *testing.T, dist string) {
+				mustRemove(t, filepath.Join(dist, LicensesArchiveName("dra-bench", testVersion, serverPlatforms[1])))
+				if _, err := WriteChecksums(dist); err != nil {
+					t.Fatal(err)
+				}
+			},
+			nil, "binary dra-bench_v0.1.0-rc.0_linux_arm64: archive: open " + filepath.Join("DIST", "dra-bench_v0.1.0-rc.0_linux_arm64.licenses.tar.gz"),
+		},
+		{
+			"a bare binary without its SBOM",
+			func(t *testing.T, dist string) {
+				mustRemove(t, filepath.Join(dist, SBOMName("dra-scheduler", testVersion, serverPlatforms[0])))
+				if _, err := WriteChecksums(dist); err != nil {
+					t.Fatal(err)
+				}
+			},
+			nil, "sbom: open " + filepath.Join("DIST", "dra-scheduler_v0.1.0-rc.0_linux_amd64.cdx.json"),
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dist, binaries := fakeRelease(t, false)
+			dist, binaries := fakeRelease(t, true)
 			if tc.mutate != nil {
 				tc.mutate(t, dist)
 			}
@@ -280,8 +414,9 @@ func TestVerifyFindsWhatIsWrongWithARelease(t *testing.T) {
 				platforms = tc.want
 			}
 			err := Verify(dist, KubectlDRA(testVersion, platforms), binaries)
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("Verify = %v\nwant an error containing %q", err, tc.wantErr)
+			wantErr := strings.ReplaceAll(tc.wantErr, "DIST", dist)
+			if err == nil || !strings.Contains(err.Error(), wantErr) {
+				t.Fatalf("Verify = %v\nwant an error containing %q", err, wantErr)
 			}
 		})
 	}
@@ -303,6 +438,61 @@ func editManifest(t *testing.T, dist string, edit func(*KrewManifest)) {
 		t.Fatal(err)
 	}
 	edit(m)
+	if _, err := WriteKrewManifest(dist, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteChecksums(dist); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeSBOM replaces dist/name by the SBOM of a binary named binary with
+// SHA-256 sum and modules mods, and SHA256SUMS after it, so that only the
+// SBOM is wrong.
+func writeSBOM(t *testing.T, dist, name, binary, sum string, mods ...mod) {
+	t.Helper()
+	writeFile(t, dist, name, string(sbomJSON(t, binary, sum, mods...)), 0o644)
+	if _, err := WriteChecksums(dist); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// repack rewrites the archive dist/name with only the entries keep keeps,
+// then the manifest and SHA256SUMS after it, so that only the archive's
+// contents are wrong.
+func repack(t *testing.T, dist, name string, keep func(entry string) bool) {
+	t.Helper()
+	entries, err := ReadArchive(filepath.Join(dist, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := t.TempDir()
+	var files []File
+	for path, data := range contents(t, filepath.Join(dist, name)) {
+		if !keep(path) {
+			continue
+		}
+		mode := os.FileMode(0o644)
+		for _, e := range entries {
+			if e.Name == path {
+				mode = e.Mode
+			}
+		}
+		src := filepath.Join(stage, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Dir(src), filepath.Base(src), data, mode)
+		files = append(files, File{Name: path, Path: src})
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	if err := WriteArchive(filepath.Join(dist, name), files, time.Unix(1700000000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewKrewManifest(dist, KubectlDRA(testVersion, pluginPlatforms))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := WriteKrewManifest(dist, m); err != nil {
 		t.Fatal(err)
 	}
