@@ -21,7 +21,7 @@
 ## or untracked files (ALLOW_DIRTY=1 for a try-out). Slow: each platform
 ## links Kubernetes' packages (dra-scheduler and dra-bench ~5-7 min each
 ## per platform on 2 cores with a cold cache; an SBOM and its license
-## texts ~15 s).
+## texts ~20 s).
 ## verify-release: DIST as a downloader would check it: SHA256SUMS matches
 ## every artifact and lists them all (also with sha256sum -c), dra.yaml
 ## points at each kubectl-dra archive with its sha256, bin and files,
