@@ -17,12 +17,15 @@ limitations under the License.
 package draallocator
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -30,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -574,6 +578,77 @@ func TestPostFilterWaitsForANominationNotYetInThePodsStatus(t *testing.T) {
 			}
 			if !tc.wait && st.Code() != fwk.Unschedulable {
 				t.Errorf("PostFilter: %v, want Unschedulable so that DefaultPreemption runs", st)
+			}
+		})
+	}
+}
+
+// busyClaims is the DRA manager's claim tracker refusing to gather the
+// allocated devices the first busy times, as it does while claims change
+// under it.
+type busyClaims struct {
+	fwk.ResourceClaimTracker
+	busy  atomic.Int64
+	calls atomic.Int64
+}
+
+func (b *busyClaims) GatherAllocatedState() (*structured.AllocatedState, error) {
+	b.calls.Add(1)
+	if b.busy.Add(-1) >= 0 {
+		return nil, errors.New("conflicting concurrent modification")
+	}
+	return b.ResourceClaimTracker.GatherAllocatedState()
+}
+
+// busyManager is a SharedDRAManager whose claim tracker is busyClaims.
+type busyManager struct {
+	fwk.SharedDRAManager
+	claims *busyClaims
+}
+
+func (m busyManager) ResourceClaims() fwk.ResourceClaimTracker { return m.claims }
+
+func TestPostFilterKeepsTheNominationWhileTheDRAManagerIsBusy(t *testing.T) {
+	// node-1: low-0 was preempted and is gone, its claim still holds dev-0;
+	// the pod, nominated there, waits for it. The DRA manager answers only
+	// after refusing busy times (a claim changed while it gathered).
+	for _, tc := range []struct {
+		name string
+		busy int64
+	}{
+		{"it answers on the third try: wait, as when it answers at once", 2},
+		{"it never answers: keep the nomination rather than evict more pods on a guess", 1 << 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes, objs := preemptionCluster()
+			_, held := fullNode1()
+			objs = append(objs, held[1:]...)
+			for i := range 4 {
+				pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
+				objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+			}
+			pod, claim := preemptor(1)
+			pod.Status.NominatedNodeName = "node-1"
+			objs = append(objs, claim)
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			pl := h.plugins[0]
+			c, st := h.filter(pl, pod)
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("fits on %v (PreFilter %v), want nowhere: dev-0 is still allocated", c.feasible, st)
+			}
+			claims := &busyClaims{ResourceClaimTracker: pl.draManager.ResourceClaims()}
+			claims.busy.Store(tc.busy)
+			pl.draManager = busyManager{SharedDRAManager: pl.draManager, claims: claims}
+			start := time.Now()
+			result, st := pl.PostFilter(h.ctx, c.state, pod, nodeStatuses{fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithPlugin(Name)})
+			if !st.IsSuccess() || result == nil || result.NominatedNodeName != "node-1" {
+				t.Fatalf("PostFilter: %v, result %+v; want the nomination to node-1 kept, so that DefaultPreemption does not evict more pods", st, result)
+			}
+			if took := time.Since(start); took > 3*gatherTimeout {
+				t.Errorf("PostFilter took %v, want at most about %v", took, gatherTimeout)
+			}
+			if n := claims.calls.Load(); n < 3 {
+				t.Errorf("the DRA manager was asked %d times, want it asked again while busy", n)
 			}
 		})
 	}

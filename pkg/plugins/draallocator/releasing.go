@@ -21,11 +21,14 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -51,7 +54,8 @@ import (
 // informer, and the scheduler may retry the pod on a claim's
 // deallocation before the tracker has seen it. Filter then still finds the
 // device taken; waiting here, instead of preempting again, lets the
-// requeuer retry the pod once the tracker catches up.
+// requeuer retry the pod once the tracker catches up. Where the claims
+// cannot be read (the manager stays busy), the nomination is kept too.
 func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.Pod, statuses fwk.NodeToStatusReader) string {
 	if s.alloc == nil || !pl.preemptionEnabled() {
 		return ""
@@ -80,15 +84,18 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	if st != nil || len(claims) == 0 {
 		return ""
 	}
+	// Where the claims cannot be read, the nomination is kept: evicting
+	// more pods on a guess would lose work; waiting costs one more
+	// attempt, which the claims' next change brings.
 	release, err := pl.beingReleased(nodeInfo.Node())
 	if err != nil {
-		logger.V(4).Info("Cannot tell which claims are being released", "err", err)
-		return ""
+		logger.Error(err, "Cannot tell which claims are being released; keeping the nomination")
+		return name
 	}
-	allocated, err := pl.draManager.ResourceClaims().GatherAllocatedState()
+	allocated, err := pl.allocatedState(ctx)
 	if err != nil {
-		logger.V(4).Info("Cannot tell which devices are allocated", "err", err)
-		return ""
+		logger.Error(err, "Cannot tell which devices are allocated; keeping the nomination")
+		return name
 	}
 	w := allocator.WhatIf{Node: name, Release: release}
 	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w))
@@ -135,6 +142,28 @@ func (pl *DRAAllocator) nominatedNode(pod *v1.Pod) string {
 		}
 	}
 	return ""
+}
+
+// gatherTimeout bounds how long allocatedState asks the DRA manager
+// again.
+const gatherTimeout = time.Second
+
+// allocatedState returns the devices the scheduler's DRA manager has
+// allocated or in flight. The manager refuses to answer while its claims
+// change under it ("conflicting concurrent modification"), which under
+// load is common; it is asked again, as the in-tree plugin's PreFilter
+// does, for up to gatherTimeout.
+func (pl *DRAAllocator) allocatedState(ctx context.Context) (*structured.AllocatedState, error) {
+	var state *structured.AllocatedState
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Microsecond, gatherTimeout, true, func(context.Context) (bool, error) {
+		state, last = pl.draManager.ResourceClaims().GatherAllocatedState()
+		return last == nil && state != nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gather the allocated devices: %w (last answer: %v)", err, last)
+	}
+	return state, nil
 }
 
 // beingReleased returns the allocations on node of claims that every
