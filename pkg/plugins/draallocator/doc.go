@@ -100,8 +100,9 @@ limitations under the License.
 //     victims' claims are being released (judged by the scheduler's DRA
 //     manager and the node's other nominated pods; the nomination read
 //     from the pod's status or, before the status shows it, from the
-//     scheduler's nominator), so no second round of evictions starts
-//     (docs/design/preemption.md). An assigned pod's deletion lets a preemptor that
+//     scheduler's nominator; a pod of the same priority nominated there
+//     later, nominationclock.go, does not come first), so no second round
+//     of evictions starts (docs/design/preemption.md). An assigned pod's deletion lets a preemptor that
 //     DefaultPreemption gated go on (preemptionmetrics.go counts victims
 //     and times nominations from the same pod events).
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a

@@ -877,3 +877,80 @@ func TestPostFilterDoesNotWaitForDevicesAnotherNominatedPodWillTake(t *testing.T
 		t.Errorf("PostFilter: %v; want b to wait for dev-0 when nobody else is nominated there", st)
 	}
 }
+
+func TestAPeerOfTheSamePriorityNominatedLaterDoesNotTakeThePreemptorsDevicesFirst(t *testing.T) {
+	// As above: low-0 is gone, its claim still holds dev-0; a and b, of one
+	// priority, are nominated to node-1 and need one device each. Which of
+	// them waits for dev-0 depends on which was nominated there first.
+	for _, tc := range []struct {
+		name string
+		// order is the order in which the pods' nominations were seen;
+		// empty: not seen at all.
+		order []string
+		wait  bool
+	}{
+		{"a was nominated first: b does not wait, a gets dev-0", []string{"a", "b"}, false},
+		{"b was nominated first: b waits, a's dry runs counted dev-0 as b's", []string{"b", "a"}, true},
+		{"neither nomination was seen: a comes first, as kube-scheduler adds it", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nodes, objs := preemptionCluster()
+			_, held := fullNode1()
+			objs = append(objs, held[1])
+			objs = append(objs, held[2:]...)
+			objs = append(objs, objects.Claim("want-a", testNamespace, objects.ClaimSpec("dev", testDriver, 1)),
+				objects.Claim("want-b", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+			h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
+			pl := h.plugins[0]
+			pods := map[string]*v1.Pod{"a": boundPod("a", "", highPriority, "want-a"), "b": boundPod("b", "", highPriority, "want-b")}
+			for _, p := range pods {
+				p.Status.NominatedNodeName = "node-1"
+			}
+			h.nominated.AddNominatedPod(klog.Background(), podInfo(t, pods["a"]), nil)
+			clock := time.Unix(1000, 0)
+			pl.nominations.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+			for _, name := range tc.order {
+				pl.nominations.observe(pods[name])
+			}
+			c, st := h.filter(pl, pods["b"])
+			if st != nil || len(c.feasible) != 0 {
+				t.Fatalf("b fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+			}
+			_, st = pl.PostFilter(h.ctx, c.state, pods["b"], nodeStatuses{fwk.NewStatus(fwk.Unschedulable).WithPlugin(Name)})
+			if st.IsSuccess() != tc.wait {
+				t.Errorf("PostFilter: %v; want b waiting %v", st, tc.wait)
+			}
+		})
+	}
+}
+
+func TestTheNominationClockTimesEachPodOnItsCurrentNode(t *testing.T) {
+	c := newNominationClock()
+	clock := time.Unix(1000, 0)
+	c.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	a, b := boundPod("a", "", highPriority), boundPod("b", "", highPriority)
+	a.Status.NominatedNodeName, b.Status.NominatedNodeName = "node-1", "node-1"
+	c.observe(a)
+	c.observe(b)
+	c.observe(a) // seen again on the same node: still the first
+	if !c.nominatedBefore(a.UID, b.UID, "node-1") || c.nominatedBefore(b.UID, a.UID, "node-1") {
+		t.Fatalf("a was nominated to node-1 before b; the clock says otherwise")
+	}
+	moved := a.DeepCopy()
+	moved.Status.NominatedNodeName = "node-2"
+	c.observe(moved)
+	moved.Status.NominatedNodeName = "node-1"
+	c.observe(moved) // back on node-1, now after b
+	if c.nominatedBefore(a.UID, b.UID, "node-1") || !c.nominatedBefore(b.UID, a.UID, "node-1") {
+		t.Errorf("a came back to node-1 after b was nominated there; the clock still puts it first")
+	}
+	if c.nominatedBefore(b.UID, a.UID, "node-2") {
+		t.Errorf("neither pod is nominated to node-2 now, but the clock orders them there")
+	}
+	bound := b.DeepCopy()
+	bound.Spec.NodeName = "node-1"
+	c.observe(bound)
+	if c.nominatedBefore(b.UID, a.UID, "node-1") {
+		t.Errorf("b is bound, but the clock still times its nomination")
+	}
+}

@@ -101,8 +101,17 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w))
 	// Other pods nominated there, of at least the pod's priority, come
 	// first: if they leave too little, waiting would be for ever, and
-	// DefaultPreemption must find more.
+	// DefaultPreemption must find more. A pod of the same priority
+	// nominated there after this one does not: its own dry runs counted
+	// this one's devices as taken when it chose its victims, so both fit
+	// once every victim is gone, and letting it take first would send this
+	// one to evict more pods elsewhere.
 	others := pl.nominatedBeside(pod, name)
+	for uid, other := range others {
+		if corev1helpers.PodPriority(other) == corev1helpers.PodPriority(pod) && pl.nominations.nominatedBefore(pod.UID, uid, name) {
+			delete(others, uid)
+		}
+	}
 	if len(others) > 0 {
 		take, _ := pl.nominatedDevices(ctx, released, others, nil, nodeInfo)
 		released = released.WithState(released.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take}))

@@ -76,6 +76,9 @@ type shared struct {
 	// for: the scheduler may hold their nomination in memory before their
 	// status shows it (nominatedNode).
 	preemptors *podSet
+	// nominations tells preemptors of one priority on one node apart by
+	// when they were nominated there.
+	nominations *nominationClock
 	// preemption follows pods for the preemption metrics.
 	preemption *preemptionWatch
 	// pods narrows claim events to the pods they concern; nil unless the
@@ -106,6 +109,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 
 		shortOfNodeResources: newPodSet(shortOfNodeResourcesLimit),
 		preemptors:           newPodSet(preemptorsLimit),
+		nominations:          newNominationClock(),
 		preemption:           newPreemptionWatch(),
 	}
 	sh.inv.changed = sh.requeue.changed
@@ -122,6 +126,9 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		return nil, err
 	}
 	if err := sh.preemption.watch(h.SharedInformerFactory(), sh.guard); err != nil {
+		return nil, err
+	}
+	if err := sh.nominations.watch(h.SharedInformerFactory(), sh.guard); err != nil {
 		return nil, err
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(features.SchedulerPreQueueingHints) {
