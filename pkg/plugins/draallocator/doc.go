@@ -125,7 +125,7 @@ limitations under the License.
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
 //	Filter              filter.go         r stateData, dryRun, gangPlan;
-//	                                      w claims[i].unavailable, results, nodeStatuses (mu)
+//	                                      w unavailable, results, nodeStatuses (mu)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData

@@ -26,6 +26,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -86,9 +87,10 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	}
 	if len(unavailable) > 0 {
 		s.mu.Lock()
-		for _, i := range unavailable {
-			s.claims[i].unavailable = true
+		if s.unavailable == nil {
+			s.unavailable = sets.New[int]()
 		}
+		s.unavailable.Insert(unavailable...)
 		s.mu.Unlock()
 		return statusUnresolvable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
 	}

@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -72,7 +73,9 @@ type stateData struct {
 	ledger     ledgerView
 	ownRequest nodeallocatable.Amounts
 
-	// mu guards inFlight, podClaim.unavailable and the fields below it.
+	// mu guards inFlight and the fields below it. Fields that Filter and
+	// Score write are here, not in podClaim: they run in parallel and copy
+	// podClaims as they read them.
 	mu sync.Mutex
 	// nodeStatuses holds the pod's node-allocatable statuses per node that
 	// passed Filter, when its devices take node resources there (nil
@@ -80,6 +83,9 @@ type stateData struct {
 	nodeStatuses map[string][]v1.NodeAllocatableResourceClaimStatus
 	// statusPatched says that PreBind sent them to the API server.
 	statusPatched bool
+	// unavailable holds the indexes in claims of allocated claims that some
+	// node could not use (PostFilter may deallocate one of them).
+	unavailable sets.Set[int]
 	// results holds the devices found per node name, in toAllocate order
 	// followed by the extended-resource claim's, for the nodes Score or
 	// Reserve asked about.
@@ -104,9 +110,6 @@ type podClaim struct {
 	// consumer is whom PreBind reserves the claim for: the pod, or its
 	// PodGroup (DRAWorkloadResourceClaims).
 	consumer resourceapi.ResourceClaimConsumerReference
-	// unavailable says that some node could not use the claim's
-	// allocation (PostFilter may deallocate it); under stateData.mu.
-	unavailable bool
 }
 
 // Clone returns the same state: the cycle's phases share it.
@@ -143,8 +146,8 @@ func (s *stateData) unavailableAllocated() []*resourceapi.ResourceClaim {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*resourceapi.ResourceClaim
-	for _, c := range s.claims {
-		if c.unavailable && c.claim.Status.Allocation != nil {
+	for i, c := range s.claims {
+		if s.unavailable.Has(i) && c.claim.Status.Allocation != nil {
 			out = append(out, c.claim)
 		}
 	}
