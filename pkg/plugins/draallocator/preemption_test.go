@@ -127,6 +127,16 @@ func fullNode1() (pods []*v1.Pod, objs []runtime.Object) {
 	return pods, objs
 }
 
+// fullNode2 is node-2 with each device held by its own pod stay-<i> of
+// highPriority through claim stay-<i>: pods no preemptor may evict.
+func fullNode2() (objs []runtime.Object) {
+	for i := range 4 {
+		pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
+		objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
+	}
+	return objs
+}
+
 // nodeInfo returns a copy of the harness's node, which a dry run may
 // change.
 func (h *harness) nodeInfo(name string) fwk.NodeInfo {
@@ -478,10 +488,7 @@ func TestPostFilterKeepsTheNominationWhileTheDevicesOfPreemptedPodsAreReleased(t
 		objs = append(objs, objects.Claim(fmt.Sprintf("want-%d", n), testNamespace, objects.ClaimSpec("dev", testDriver, n)))
 	}
 	// Node-2 is full of pods that stay.
-	for i := range 4 {
-		pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
-		objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
-	}
+	objs = append(objs, fullNode2()...)
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	for _, tc := range []struct {
@@ -548,10 +555,7 @@ func TestPostFilterWaitsForANominationNotYetInThePodsStatus(t *testing.T) {
 			nodes, objs := preemptionCluster()
 			low, held := fullNode1()
 			objs = append(objs, held[1:]...)
-			for i := range 4 {
-				pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
-				objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
-			}
+			objs = append(objs, fullNode2()...)
 			pod, claim := preemptor(1)
 			objs = append(objs, claim)
 			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
@@ -623,10 +627,7 @@ func TestPostFilterKeepsTheNominationWhileTheDRAManagerIsBusy(t *testing.T) {
 			nodes, objs := preemptionCluster()
 			_, held := fullNode1()
 			objs = append(objs, held[1:]...)
-			for i := range 4 {
-				pod := boundPod(fmt.Sprintf("stay-%d", i), "node-2", highPriority, fmt.Sprintf("stay-%d", i))
-				objs = append(objs, pod, heldClaim(fmt.Sprintf("stay-%d", i), "node-2", []string{fmt.Sprintf("dev-%d", i)}, consumer(pod)))
-			}
+			objs = append(objs, fullNode2()...)
 			pod, claim := preemptor(1)
 			pod.Status.NominatedNodeName = "node-1"
 			objs = append(objs, claim)
