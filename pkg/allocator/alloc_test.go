@@ -104,5 +104,5 @@ func newShapeAllocator(c inventorygen.Cluster, occupancy float64) *allocator.All
 		inv.Set(s)
 	}
 	m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-	return allocator.New(defaultFeatures, inventorygen.Occupancy(c, occupancy).State(), c.ClassLister(), inv, m, allocator.FirstFit)
+	return allocator.New(defaultFeatures, allocator.NewState(inv, inventorygen.Occupancy(c, occupancy).State()), c.ClassLister(), inv, m, allocator.FirstFit)
 }

@@ -19,14 +19,12 @@ package allocator
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 
@@ -53,35 +51,12 @@ type Allocator struct {
 	steps atomic.Int64
 }
 
-// NewAllocator builds an allocator over a private inventory of slices, with
-// the parameters and contract of upstream's structured.NewAllocator. As
-// there, every slice of the list counts, in list order, whatever its name:
-// the inventory keeps each under its position. It never fails today; the
-// error keeps the signature a drop-in.
-func NewAllocator(ctx context.Context,
-	features structured.Features,
-	allocatedState structured.AllocatedState,
-	classLister structured.DeviceClassLister,
-	slices []*resourceapi.ResourceSlice,
-	celCache *cel.Cache,
-) (*Allocator, error) {
-	inv := inventory.New()
-	for i, s := range slices {
-		inv.SetWithKey(strconv.Itoa(i), s)
-	}
-	return New(features, allocatedState, classLister, inv, NewMatcher(celCache), FirstFit), nil
-}
-
-// New builds an allocator over a long-lived inventory and matcher. The
-// inventory must not change while the allocator is in use.
-func New(features structured.Features, allocatedState structured.AllocatedState, classLister structured.DeviceClassLister,
-	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
-	return NewWithState(features, NewState(inv, allocatedState), classLister, inv, matcher, policy)
-}
-
-// NewWithState is New with an already translated State, for callers that
-// keep one up to date instead of rebuilding it per pod.
-func NewWithState(features structured.Features, state *State, classLister structured.DeviceClassLister,
+// New builds an allocator over a long-lived inventory and matcher, with
+// state as the allocated devices (NewState translates upstream's
+// AllocatedState; Tracker.State keeps one up to date). The inventory must
+// not change while the allocator is in use. WithState and WhatIf derive
+// allocators over other states from it.
+func New(features structured.Features, state *State, classLister structured.DeviceClassLister,
 	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
 	return &Allocator{
 		features: features,
@@ -93,9 +68,15 @@ func NewWithState(features structured.Features, state *State, classLister struct
 	}
 }
 
-// Steps counts the search steps taken by all Allocate calls so far
-// (upstream's NumAllocateOneInvocations).
-func (a *Allocator) Steps() int64 { return a.steps.Load() }
+// WithState returns an allocator like a (features, classes, inventory,
+// matcher, policy, and the claims it prepared) whose allocated devices are
+// st: a State from NewState or Tracker.State. WhatIf derives one changed
+// by a WhatIf.
+func (a *Allocator) WithState(st *State) *Allocator {
+	b := New(a.features, st, a.classes, a.inv, a.matcher, a.policy)
+	b.prepared.Store(a.prepared.Load())
+	return b
+}
 
 // Allocate finds devices for every claim on node. It returns one result per
 // claim (in claim order) when all fit, nil when they do not, and an error

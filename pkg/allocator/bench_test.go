@@ -247,7 +247,7 @@ func BenchmarkInventoryMemory(b *testing.B) {
 					inv.Set(s)
 				}
 				m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-				a := allocator.New(defaultFeatures, structured.AllocatedState{}, c.ClassLister(), inv, m, allocator.FirstFit)
+				a := allocator.New(defaultFeatures, allocator.NewState(inv, structured.AllocatedState{}), c.ClassLister(), inv, m, allocator.FirstFit)
 				for _, n := range c.Nodes {
 					_, _ = a.Allocate(context.Background(), n, claims)
 				}

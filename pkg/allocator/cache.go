@@ -25,7 +25,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
-// CacheLimits bound what a Matcher keeps for selectors: compiled
+// cacheLimits bound what a Matcher keeps for selectors: compiled
 // expressions with their result per device, and per selector chain the
 // selections and summaries of every node view it was asked about. When a
 // new expression or chain takes either count past its limit, or the
@@ -33,7 +33,7 @@ import (
 // evicted until all are back under three quarters of their limits. An
 // evicted entry costs only recomputation: a pod that uses it again
 // compiles and evaluates it anew, with the same results.
-type CacheLimits struct {
+type cacheLimits struct {
 	// MaxExpressions bounds the compiled CEL expressions kept.
 	MaxExpressions int
 	// MaxChains bounds the selector chains (a class's and a request's
@@ -47,18 +47,18 @@ type CacheLimits struct {
 // scheduler has pending or just placed use, and a size that fits a
 // scheduler's memory request.
 const (
-	DefaultMaxExpressions = 4096
-	DefaultMaxChains      = 4096
-	DefaultMaxBytes       = 256 << 20
+	defaultMaxExpressions = 4096
+	defaultMaxChains      = 4096
+	defaultMaxBytes       = 256 << 20
 )
 
-// DefaultCacheLimits returns the limits NewMatcher uses.
-func DefaultCacheLimits() CacheLimits {
-	return CacheLimits{MaxExpressions: DefaultMaxExpressions, MaxChains: DefaultMaxChains, MaxBytes: DefaultMaxBytes}
+// defaultCacheLimits returns the limits NewMatcher uses.
+func defaultCacheLimits() cacheLimits {
+	return cacheLimits{MaxExpressions: defaultMaxExpressions, MaxChains: defaultMaxChains, MaxBytes: defaultMaxBytes}
 }
 
-func (l CacheLimits) withDefaults() CacheLimits {
-	d := DefaultCacheLimits()
+func (l cacheLimits) withDefaults() cacheLimits {
+	d := defaultCacheLimits()
 	if l.MaxExpressions <= 0 {
 		l.MaxExpressions = d.MaxExpressions
 	}

@@ -107,7 +107,7 @@ func TestDistinctSelectorsOverTimeKeepTheCacheWithinItsLimitsAndAnswerAsUpstream
 			warmHeap = heapInUse()
 		}
 		claims := []*resourceapi.ResourceClaim{inventorygen.ExactClaim(fmt.Sprintf("pod-%d", i), inventorygen.ClassNvidiaGPU, 1, stream.selector(i))}
-		ours := allocator.New(defaultFeatures, noneAllocated, classes, inv, matcher, allocator.FirstFit)
+		ours := allocator.New(defaultFeatures, allocator.NewState(inv, noneAllocated), classes, inv, matcher, allocator.FirstFit)
 		got := make([]outcome, len(cluster.Nodes))
 		for n, node := range cluster.Nodes {
 			res, err := ours.Allocate(ctx, node, claims)
@@ -193,7 +193,7 @@ func TestRepublishedSlicesReplaceTheirViewsChargeInTheCacheEstimate(t *testing.T
 		republish = republish.DeepCopy()
 		republish.Spec.Pool.Generation++
 		inv.Set(republish)
-		a := allocator.New(defaultFeatures, structured.AllocatedState{}, inventorygen.NewClassLister(cluster.Classes...), inv, matcher, allocator.FirstFit)
+		a := allocator.New(defaultFeatures, allocator.NewState(inv, structured.AllocatedState{}), inventorygen.NewClassLister(cluster.Classes...), inv, matcher, allocator.FirstFit)
 		for _, node := range cluster.Nodes {
 			if fits, err := a.Fits(ctx, node, claims); err != nil || !fits {
 				t.Fatalf("round %d, node %s: fits %v, error %v", round, node.Name, fits, err)

@@ -48,7 +48,7 @@ import (
 //     the queued slice changes to the inventory and builds one allocator
 //     for the pod from tracker.State(inv);
 //   - up to 16 Filter goroutines ask it about different nodes at once
-//     (FitsWithin, then ExplainWithin where the pod does not fit), Score
+//     (FitsWithin, then ExplainBefore where the pod does not fit), Score
 //     and Reserve call Allocate (and Occupancy), Reserve marks the result
 //     in flight;
 //   - all along, the claim informer and Reserve/Unreserve of other cycles
@@ -62,7 +62,7 @@ import (
 // the scheduler's parallel Filter does.
 const concurrencyWorkers = 16
 
-// concurrencyTimeout is FitsWithin's timeout and ExplainWithin's budget:
+// concurrencyTimeout is FitsWithin's timeout and ExplainBefore's budget:
 // exercised, never reached (a reached one fails the test).
 const concurrencyTimeout = time.Minute
 
@@ -270,13 +270,13 @@ func askConcurrently(ctx context.Context, a *allocator.Allocator, nodes []*v1.No
 				var got answer
 				switch op {
 				case 0: // Filter
-					got.how = "FitsWithin, then ExplainWithin"
+					got.how = "FitsWithin, then ExplainBefore"
 					got.askedFits = true
 					deadline := time.Now().Add(concurrencyTimeout)
 					got.fits, got.fitsErr = a.FitsWithin(ctx, node, claims, concurrencyTimeout)
 					if !got.fits && got.fitsErr == nil {
 						got.askedExplain = true
-						got.explain = a.ExplainWithin(ctx, node, claims, deadline).String()
+						got.explain = a.ExplainBefore(ctx, node, claims, deadline).String()
 					}
 				case 1: // Filter without the filter timeout
 					got.how = "Fits, then Explain"
@@ -369,8 +369,8 @@ func runConcurrencyShape(t *testing.T, shape concurrencyShape, cycles int, seed 
 		}
 		st := tracker.State(inv)
 		snapshot := allocator.AllocatedStateOf(inv, st)
-		want := serialAnswers(t, ctx, allocator.NewWithState(defaultFeatures, allocator.NewState(mirror, snapshot), classes, mirror, mirrorMatcher, policy), nodes, claims)
-		a := allocator.NewWithState(defaultFeatures, st, classes, inv, matcher, policy)
+		want := serialAnswers(t, ctx, allocator.New(defaultFeatures, allocator.NewState(mirror, snapshot), classes, mirror, mirrorMatcher, policy), nodes, claims)
+		a := allocator.New(defaultFeatures, st, classes, inv, matcher, policy)
 
 		before := ch.changes.Load()
 		got := askConcurrently(ctx, a, nodes, claims, cycle, ch)
@@ -378,7 +378,7 @@ func runConcurrencyShape(t *testing.T, shape concurrencyShape, cycles int, seed 
 		calls += len(got)
 
 		// The same inventory and snapshot, a fresh allocator, serially.
-		again := serialAnswers(t, ctx, allocator.NewWithState(defaultFeatures, st, classes, inv, matcher, policy), nodes, claims)
+		again := serialAnswers(t, ctx, allocator.New(defaultFeatures, st, classes, inv, matcher, policy), nodes, claims)
 		if diff := allocator.DiffStates(st, allocator.NewState(inv, snapshot)); diff != "" {
 			t.Errorf("cycle %d: the State snapshot changed while the allocator used it: %s", cycle, diff)
 		}

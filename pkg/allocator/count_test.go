@@ -148,7 +148,7 @@ func TestQuickFitsFollowsChanges(t *testing.T) {
 			}
 		}
 		state := alloc.State()
-		kept := allocator.NewWithState(defaultFeatures, allocator.NewState(inv, state), c.ClassLister(), inv, matcher, allocator.FirstFit)
+		kept := allocator.New(defaultFeatures, allocator.NewState(inv, state), c.ClassLister(), inv, matcher, allocator.FirstFit)
 		fresh, _ := allocator.NewAllocator(ctx, defaultFeatures, state, c.ClassLister(), current, nil)
 		for _, n := range c.Nodes {
 			fits, err := kept.Fits(ctx, n, claims)
@@ -174,7 +174,7 @@ func TestFitsWithinTimesOnlyUnboundedWork(t *testing.T) {
 	matcher := allocator.NewMatcher(nil)
 	state := allocator.NewState(inv, inventorygen.Allocated{}.State())
 	newAlloc := func() *allocator.Allocator {
-		return allocator.NewWithState(defaultFeatures, state, c.ClassLister(), inv, matcher, allocator.FirstFit)
+		return allocator.New(defaultFeatures, state, c.ClassLister(), inv, matcher, allocator.FirstFit)
 	}
 	plain := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("plain", inventorygen.ClassSchedulerPerf, 2)}
 	distinct := inventorygen.ExactClaim("distinct", inventorygen.ClassSchedulerPerf, 2)

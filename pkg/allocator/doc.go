@@ -72,10 +72,11 @@ limitations under the License.
 // candidate devices in search order — cached until a slice or the node's
 // labels change); the allocated devices are a State (state.go), kept up
 // to date by a Tracker (tracker.go) in long-lived callers, and changed
-// without being modified by a WhatIf (whatif.go: a preemption dry run's
-// released and taken devices, into a new State for an allocator made
-// WithState; States share unchanged bits, pkg/cowbits); what is kept
-// for selectors is bounded (cache.go: past CacheLimits — 4096
+// without being modified by a WhatIf (whatif.go: Allocator.WhatIf turns a
+// preemption dry run's vacated node, released and taken devices into an
+// allocator over a new State; States share unchanged bits, pkg/cowbits);
+// what is kept
+// for selectors is bounded (cache.go: past cacheLimits — 4096
 // expressions, 4096 chains, 256 MiB estimated by default — the least
 // recently used expressions and chains are evicted, their results freed,
 // and view memos drop an evicted chain's selections the next time they
@@ -108,18 +109,25 @@ limitations under the License.
 //
 // # Policies
 //
-// FirstFit (the default, and NewAllocator's) is upstream-exact. Packing
+// FirstFit (the default, and the differential tests') is upstream-exact. Packing
 // walks the same candidates in another order — partitions of partly used
 // GPUs first, then the smallest matching device — so it picks another
 // valid allocation but never changes whether one exists.
 //
-// NewAllocator has upstream's signature and builds a private inventory
-// from the given slices; long-lived callers (the scheduler plugin) keep one
-// inventory and matcher and create allocators over them.
+// # API
+//
+// New is the one constructor: an allocator over a long-lived inventory and
+// matcher, with a State of allocated devices (NewState translates
+// upstream's AllocatedState; a Tracker keeps one up to date). WithState
+// and WhatIf derive allocators over other States and share what the first
+// prepared. Methods ending in Within take a timeout (upstream's filter
+// timeout), ExplainBefore a deadline. The differential tests build ours
+// with upstream's NewAllocator signature (export_test.go), over a private
+// inventory of the given slices.
 //
 // # Gangs
 //
-// PlanGang (joint.go) assigns the pods of a gang to nodes so that, on
+// PlanGang (gang.go) assigns the pods of a gang to nodes so that, on
 // every node, the claims of the pods assigned there fit together — one
 // Fits over all of them, so firstAvailable alternatives and shared
 // counters are decided jointly (docs/design/gang-allocation.md). It is a

@@ -48,7 +48,7 @@ const (
 	// ConstraintUnsatisfiable: enough devices are free for each request,
 	// but none of their combinations meets the claim's constraints.
 	ConstraintUnsatisfiable
-	// CutShort: the claims do not fit, but ExplainWithin's deadline ended
+	// CutShort: the claims do not fit, but ExplainBefore's deadline ended
 	// the search for the cause before it was found.
 	CutShort
 	// TooFewMatching: fewer devices on the node match the request than it
@@ -135,19 +135,20 @@ func (e Explanation) finding() string {
 // meant for the failure path only: it may allocate, and it assumes that
 // Allocate returned neither results nor an error for the same inputs.
 func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) Explanation {
-	return a.ExplainWithin(ctx, node, claims, time.Time{})
+	return a.ExplainBefore(ctx, node, claims, time.Time{})
 }
 
-// ExplainWithin is Explain within a deadline, so that a scheduler's Filter
-// can spend one time budget on FitsWithin and the explanation together:
-// take deadline as the start plus the filter timeout. The deadline limits
+// ExplainBefore is Explain that ends by a deadline (the ...Within methods
+// take a timeout instead), so that a scheduler's Filter can spend one time
+// budget on FitsWithin and the explanation together: take deadline as the
+// start plus the filter timeout. The deadline limits
 // what FitsWithin's timeout limits — evaluating selectors, each search for
 // the cause (one per claim constraint and more) — while findings read off
 // selections already kept for the node need no time. When the deadline
 // ends the search first, the finding is CutShort. The zero deadline means
 // none; a context that ends first makes the finding the generic
 // CannotAllocate.
-func (a *Allocator) ExplainWithin(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
+func (a *Allocator) ExplainBefore(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
 	view, err := a.inv.View(node, a.viewOptions())
 	if err != nil {
 		return Explanation{}

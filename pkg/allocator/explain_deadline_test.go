@@ -103,7 +103,7 @@ var cutShort = allocator.Explanation{Kind: allocator.CutShort}
 
 const cutShortString = "cannot allocate all claims (the search for the cause was cut short by the filter timeout)"
 
-func TestExplainWithinEndsByTheDeadline(t *testing.T) {
+func TestExplainBeforeEndsByTheDeadline(t *testing.T) {
 	sameGroup := allocator.Explanation{Kind: allocator.ConstraintUnsatisfiable, Constraint: "matchAttribute " + groupAttr}
 	for _, tc := range []struct {
 		name   string
@@ -166,12 +166,12 @@ func TestExplainWithinEndsByTheDeadline(t *testing.T) {
 				if tc.deadline > 0 {
 					deadline = start.Add(tc.deadline)
 				}
-				got := a.ExplainWithin(ctx, node, claims, deadline)
+				got := a.ExplainBefore(ctx, node, claims, deadline)
 				if took := time.Since(start); took > bound {
-					t.Errorf("node %s: ExplainWithin took %v, want less than %v", node.Name, took, bound)
+					t.Errorf("node %s: ExplainBefore took %v, want less than %v", node.Name, took, bound)
 				}
 				if !equalExplanations(got, tc.want) {
-					t.Errorf("node %s: ExplainWithin =\n%#v\nwant\n%#v", node.Name, got, tc.want)
+					t.Errorf("node %s: ExplainBefore =\n%#v\nwant\n%#v", node.Name, got, tc.want)
 				}
 				if s := got.String(); s != tc.wantString {
 					t.Errorf("node %s: String() =\n%s\nwant\n%s", node.Name, s, tc.wantString)
@@ -189,10 +189,10 @@ func equalExplanations(a, b allocator.Explanation) bool {
 		strings.Join(a.UnusablePools, "\x00") == strings.Join(b.UnusablePools, "\x00")
 }
 
-// TestExplainWithinAfterTheDeadline: what the node's kept selections
+// TestExplainBeforeAPassedDeadline: what the node's kept selections
 // answer needs no time, as FitsWithin's kept summaries; a search for the
 // cause does.
-func TestExplainWithinAfterTheDeadline(t *testing.T) {
+func TestExplainBeforeAPassedDeadline(t *testing.T) {
 	node := groupNodes[0]
 	tooMany := objects.Claim("too-many", "ns", objects.ClaimSpec("req", "dev", 5))
 	for _, tc := range []struct {
@@ -210,9 +210,9 @@ func TestExplainWithinAfterTheDeadline(t *testing.T) {
 			if fits, err := a.Fits(t.Context(), node, claims); fits || err != nil {
 				t.Fatalf("Fits = %v, %v; the case needs claims that do not fit", fits, err)
 			}
-			got := a.ExplainWithin(t.Context(), node, claims, time.Now().Add(-time.Second))
+			got := a.ExplainBefore(t.Context(), node, claims, time.Now().Add(-time.Second))
 			if !equalExplanations(got, tc.want) {
-				t.Errorf("ExplainWithin =\n%#v\nwant\n%#v", got, tc.want)
+				t.Errorf("ExplainBefore =\n%#v\nwant\n%#v", got, tc.want)
 			}
 		})
 	}

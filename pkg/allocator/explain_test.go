@@ -41,7 +41,7 @@ func newTestAllocator(state structured.AllocatedState, classes structured.Device
 		inv.Set(s)
 	}
 	m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
-	return allocator.New(defaultFeatures, state, classes, inv, m, allocator.FirstFit)
+	return allocator.New(defaultFeatures, allocator.NewState(inv, state), classes, inv, m, allocator.FirstFit)
 }
 
 // explainCase is claims that do not fit on any node of cluster with a

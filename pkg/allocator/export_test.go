@@ -17,15 +17,52 @@ limitations under the License.
 package allocator
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
+
+// NewAllocator builds an allocator over a private inventory of slices, with
+// the parameters and contract of upstream's structured.NewAllocator, so
+// that the differential tests build both the same way. As there, every
+// slice of the list counts, in list order, whatever its name: the
+// inventory keeps each under its position.
+func NewAllocator(_ context.Context,
+	features structured.Features,
+	allocatedState structured.AllocatedState,
+	classLister structured.DeviceClassLister,
+	slices []*resourceapi.ResourceSlice,
+	celCache *cel.Cache,
+) (*Allocator, error) {
+	inv := inventory.New()
+	for i, s := range slices {
+		inv.SetWithKey(strconv.Itoa(i), s)
+	}
+	return New(features, NewState(inv, allocatedState), classLister, inv, NewMatcher(celCache), FirstFit), nil
+}
+
+// Apply is apply, for the tests that compare the States a WhatIf yields.
+func (s *State) Apply(inv *inventory.Inventory, features structured.Features, w WhatIf) *State {
+	return s.apply(inv, features, w)
+}
+
+// CacheLimits are the limits of a Matcher's cache, for the tests that
+// bound it.
+type CacheLimits = cacheLimits
+
+// NewMatcherWithLimits is newMatcherWithLimits.
+func NewMatcherWithLimits(cache *cel.Cache, limits CacheLimits) *Matcher {
+	return newMatcherWithLimits(cache, limits)
+}
 
 // MaxActivations is how many devices' CEL inputs a Matcher keeps.
 const MaxActivations = maxActivations
@@ -95,3 +132,7 @@ func AllocatedStateOf(inv *inventory.Inventory, s *State) structured.AllocatedSt
 // FindTwins marks each claim that is the twin of the claim before it
 // (twins.go).
 var FindTwins = findTwins
+
+// Steps counts the search steps taken by all Allocate calls so far
+// (upstream's NumAllocateOneInvocations).
+func (a *Allocator) Steps() int64 { return a.steps.Load() }

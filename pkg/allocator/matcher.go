@@ -36,7 +36,7 @@ import (
 // is safe for concurrent use.
 type Matcher struct {
 	cache  *cel.Cache
-	limits CacheLimits
+	limits cacheLimits
 
 	mu    sync.Mutex
 	exprs map[string]*exprResults
@@ -75,12 +75,12 @@ type Matcher struct {
 // NewMatcher returns a matcher compiling through cache (upstream's CEL
 // environment and cost limit) with the default cache limits.
 func NewMatcher(cache *cel.Cache) *Matcher {
-	return NewMatcherWithLimits(cache, DefaultCacheLimits())
+	return newMatcherWithLimits(cache, defaultCacheLimits())
 }
 
-// NewMatcherWithLimits is NewMatcher with other cache limits; zero fields
+// newMatcherWithLimits is NewMatcher with other cache limits; zero fields
 // take the defaults.
-func NewMatcherWithLimits(cache *cel.Cache, limits CacheLimits) *Matcher {
+func newMatcherWithLimits(cache *cel.Cache, limits cacheLimits) *Matcher {
 	if cache == nil {
 		cache = cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})
 	}

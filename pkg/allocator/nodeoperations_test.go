@@ -47,7 +47,7 @@ func TestSkippedNodeOperations(t *testing.T) {
 	newAllocator := func(features structured.Features) *allocator.Allocator {
 		inv := inventory.New()
 		inv.Set(slice)
-		return allocator.New(features, structured.AllocatedState{}, classes, inv,
+		return allocator.New(features, allocator.NewState(inv, structured.AllocatedState{}), classes, inv,
 			allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: true})), allocator.FirstFit)
 	}
 	for _, tc := range []struct {

@@ -41,7 +41,7 @@ func allocateWith(t testing.TB, policy allocator.Policy, features structured.Fea
 		inv.Set(s)
 	}
 	m := allocator.NewMatcher(cel.NewCache(10, cel.Features{EnableConsumableCapacity: features.ConsumableCapacity}))
-	return allocator.New(features, state, classes, inv, m, policy).Allocate(context.Background(), node, claims)
+	return allocator.New(features, allocator.NewState(inv, state), classes, inv, m, policy).Allocate(context.Background(), node, claims)
 }
 
 func devicesOf(results []resourceapi.AllocationResult) []string {

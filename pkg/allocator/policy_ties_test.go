@@ -45,7 +45,7 @@ func TestPackingKeepsUpstreamsOrderBetweenDevicesOfEqualSize(t *testing.T) {
 	claims := []*resourceapi.ResourceClaim{inventorygen.MIGProfileClaim("whole", "7g.80gb")}
 	want := []string{c.Nodes[0].Name + "/" + inventorygen.MIGDeviceName(0, "7g.80gb", 0, 0)}
 	for i := range 50 {
-		a := allocator.New(defaultFeatures, inventorygen.Allocated{}.State(), c.ClassLister(), inv, matcher, allocator.Packing)
+		a := allocator.New(defaultFeatures, allocator.NewState(inv, inventorygen.Allocated{}.State()), c.ClassLister(), inv, matcher, allocator.Packing)
 		results, err := a.Allocate(t.Context(), c.Nodes[0], claims)
 		if err != nil {
 			t.Fatalf("allocator %d: %v", i, err)

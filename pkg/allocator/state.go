@@ -17,6 +17,7 @@ limitations under the License.
 package allocator
 
 import (
+	"maps"
 	"sync"
 
 	"k8s.io/dynamic-resource-allocation/structured"
@@ -81,3 +82,72 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 
 // isAllocated is upstream's IsDeviceAllocated: allocated in any way.
 func (s *State) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }
+
+// copyForChange copies s's allocated devices, without its cached
+// counters, for a change that leaves s alone.
+func (s *State) copyForChange() *State {
+	return &State{
+		dedicated:   s.dedicated.Clone(),
+		shared:      s.shared.Clone(),
+		aggregated:  maps.Clone(s.aggregated),
+		shares:      maps.Clone(s.shares),
+		counters:    map[inventory.PoolID]poolCounters{},
+		countersGen: s.countersGen,
+	}
+}
+
+// keepCounters copies prev's cached counters of the pools not touched.
+func (s *State) keepCounters(prev *State, touched map[inventory.PoolID]bool) {
+	prev.countersMu.Lock()
+	defer prev.countersMu.Unlock()
+	for id, pc := range prev.counters {
+		if !touched[id] {
+			s.counters[id] = pc
+		}
+	}
+}
+
+// release gives device i's use u back.
+func (s *State) release(i int, u deviceUse) {
+	if u.share == nil {
+		s.dedicated.Clear(i)
+		return
+	}
+	if n := s.shares[i] - 1; n > 0 {
+		s.shares[i] = n
+	} else {
+		delete(s.shares, i)
+	}
+	if u.capacity != nil {
+		if c, ok := s.aggregated[i]; ok {
+			c = c.Clone()
+			c.Sub(u.capacity.ConsumedCapacity)
+			if c.Empty() {
+				delete(s.aggregated, i)
+			} else {
+				s.aggregated[i] = c
+			}
+		}
+	}
+	if _, consumed := s.aggregated[i]; s.shares[i] == 0 && !consumed {
+		s.shared.Clear(i)
+	}
+}
+
+// take adds device i's use u.
+func (s *State) take(i int, u deviceUse) {
+	if u.share == nil {
+		s.dedicated.Set(i)
+		return
+	}
+	s.shares[i]++
+	s.shared.Set(i)
+	if u.capacity != nil {
+		c := structured.ConsumedCapacity{}
+		if prev, ok := s.aggregated[i]; ok {
+			c = prev.Clone()
+		}
+		c.Add(u.capacity.ConsumedCapacity)
+		s.aggregated[i] = c
+	}
+}

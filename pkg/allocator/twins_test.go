@@ -86,7 +86,7 @@ func TestTwinClaimsGetTheDevicesTheyWouldGetAsStrangers(t *testing.T) {
 					twins = append(twins, claim(name))
 					stranger := claim(name)
 					stranger.Spec.Devices.Config = []resourceapi.DeviceClaimConfiguration{{DeviceConfiguration: resourceapi.DeviceConfiguration{
-						Opaque: &resourceapi.OpaqueDeviceConfiguration{Driver: jointDriver, Parameters: runtime.RawExtension{Raw: fmt.Appendf(nil, `{"pod":%d}`, i)}},
+						Opaque: &resourceapi.OpaqueDeviceConfiguration{Driver: gangDriver, Parameters: runtime.RawExtension{Raw: fmt.Appendf(nil, `{"pod":%d}`, i)}},
 					}}}
 					strangers = append(strangers, stranger)
 				}

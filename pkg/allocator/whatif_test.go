@@ -167,7 +167,7 @@ func TestWhatIfFreesPartitionsForAWholeDevice(t *testing.T) {
 	features := structured.Features{PartitionableDevices: true}
 	base := allocator.NewState(inv, naiveState(held, nil))
 	whole := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("whole", inventorygen.ClassExample, 1, `device.attributes["gpu.example.com"].partition == "full"`)}
-	a := allocator.NewWithState(features, base, c.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
+	a := allocator.New(features, base, c.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name     string
@@ -225,7 +225,7 @@ func TestVacateFreesEveryDeviceOfTheNodeAndNothingElse(t *testing.T) {
 		t.Fatalf("no device of %s is held: the test checks nothing", node)
 	}
 	base := allocator.NewState(inv, naiveState(held, nil))
-	if diff := allocator.DiffStates(base.Vacate(inv, node), allocator.NewState(inv, naiveState(rest, nil))); diff != "" {
+	if diff := allocator.DiffStates(base.Apply(inv, structured.Features{ConsumableCapacity: true}, allocator.WhatIf{Vacate: node}), allocator.NewState(inv, naiveState(rest, nil))); diff != "" {
 		t.Errorf("vacated: %s", diff)
 	}
 	if diff := allocator.DiffStates(base, allocator.NewState(inv, naiveState(held, nil))); diff != "" {

@@ -29,7 +29,7 @@ limitations under the License.
 //  1. Set-up, as each scheduler plugin keeps its state: upstream gets
 //     structured.NewAllocator over all slices (one CEL cache for the run);
 //     ours gets a long-lived inventory, matcher and allocated-device state,
-//     and allocator.NewWithState per pod (FirstFit policy).
+//     and allocator.New per pod (FirstFit policy).
 //  2. Agreement: both pod allocators answer Allocate for every node, and
 //     ours also Fits. Outcomes must be equal: fit or not, the same
 //     allocation results (share IDs compared by presence only, as they are

@@ -101,7 +101,7 @@ func (p *Pair) NewUpstream(ctx context.Context) (structured.Allocator, error) {
 // matcher and allocated-device state, as DRAAllocator's PreFilter creates
 // it.
 func (p *Pair) NewOurs() *allocator.Allocator {
-	return allocator.NewWithState(p.features, p.ourState, p.classes, p.inv, p.matcher, allocator.FirstFit)
+	return allocator.New(p.features, p.ourState, p.classes, p.inv, p.matcher, allocator.FirstFit)
 }
 
 // upstreamFork names the implementation structured.NewAllocator chose

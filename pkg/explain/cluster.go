@@ -123,7 +123,7 @@ func (c *Cluster) Nodes() []*v1.Node { return c.nodes }
 // allocator returns an allocator over the cluster's inventory with state
 // as the allocated devices.
 func (c *Cluster) allocator(state structured.AllocatedState) *allocator.Allocator {
-	return allocator.New(c.settings.Features, state, c.classes, c.inv, c.matcher, c.settings.Policy)
+	return allocator.New(c.settings.Features, allocator.NewState(c.inv, state), c.classes, c.inv, c.matcher, c.settings.Policy)
 }
 
 // allocatedState is what the allocated claims hold, recorded by the

@@ -145,8 +145,7 @@ func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod 
 		evicted[p.UID] = true
 	}
 	fits := func() ([]resourceapi.AllocationResult, error) {
-		st := base.State().Apply(c.inv, c.settings.Features, allocator.WhatIf{Node: node.Name, Release: c.released(node.Name, evicted)})
-		d, err := base.WithState(st).Diagnose(ctx, node, q.claims)
+		d, err := base.WhatIf(allocator.WhatIf{Node: node.Name, Release: c.released(node.Name, evicted)}).Diagnose(ctx, node, q.claims)
 		if err != nil {
 			return nil, fmt.Errorf("node %s with the pods of lower priority evicted: %w", node.Name, err)
 		}

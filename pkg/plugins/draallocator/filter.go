@@ -161,7 +161,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		if timeout > 0 {
 			deadline = start.Add(timeout)
 		}
-		reason := alloc.ExplainWithin(ctx, node, claims, deadline).String()
+		reason := alloc.ExplainBefore(ctx, node, claims, deadline).String()
 		// A preemption dry run's answer is only read as fits or not.
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
 			return statusResolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))

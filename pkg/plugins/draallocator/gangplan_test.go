@@ -37,6 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/gangoracle"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
@@ -335,11 +336,13 @@ func jointAssignmentExists(t *testing.T, objs []runtime.Object, nodes []*v1.Node
 			classes = append(classes, o)
 		}
 	}
-	a, err := allocator.NewAllocator(context.Background(), structured.Features{PartitionableDevices: true, PrioritizedList: true},
-		structured.AllocatedState{}, inventorygen.NewClassLister(classes...), resourceSlices, cel.NewCache(10, cel.Features{}))
-	if err != nil {
-		t.Fatal(err)
+	inv := inventory.New()
+	for _, s := range resourceSlices {
+		inv.Set(s)
 	}
+	a := allocator.New(structured.Features{PartitionableDevices: true, PrioritizedList: true},
+		allocator.NewState(inv, structured.AllocatedState{}), inventorygen.NewClassLister(classes...), inv,
+		allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
 	pods := make([][]*resourceapi.ResourceClaim, len(claims))
 	for i, c := range claims {
 		pods[i] = []*resourceapi.ResourceClaim{c}

@@ -141,7 +141,7 @@ func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dr
 	node := nodeInfo.Node().Name
 	w := allocator.WhatIf{Node: node, Release: pl.released(d.removed, node, nodeInfo.GetPods())}
 	w.Take, preempting = pl.nominatedDevices(ctx, s.alloc, d.added, d.removed, nodeInfo)
-	return s.alloc.WithState(s.alloc.State().Apply(pl.inv.inv, pl.features, w)), preempting
+	return s.alloc.WhatIf(w), preempting
 }
 
 // released returns the allocations that removing pods from node frees,
@@ -207,7 +207,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 			taken[i] = &results[i]
 		}
 		out = append(out, taken...)
-		alloc = alloc.WithState(alloc.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: taken}))
+		alloc = alloc.WhatIf(allocator.WhatIf{Take: taken})
 	}
 	return out, preempting
 }
@@ -229,8 +229,7 @@ func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.No
 		}
 	}
 	staying = slices.DeleteFunc(staying, func(p *v1.Pod) bool { return p.DeletionTimestamp != nil })
-	w := allocator.WhatIf{Take: append(slices.Clone(taken), pl.allocationsOf(staying)...)}
-	return alloc.WithState(alloc.State().Vacate(pl.inv.inv, node).Apply(pl.inv.inv, pl.features, w))
+	return alloc.WhatIf(allocator.WhatIf{Vacate: node, Take: append(slices.Clone(taken), pl.allocationsOf(staying)...)})
 }
 
 // preemptionMayHelp reports whether the claims would fit on the node had
@@ -272,7 +271,6 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		return true
 	}
 	take = append(take, pl.allocationsOf(staying)...)
-	state := s.alloc.State().Vacate(pl.inv.inv, node.Name).Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take})
-	fits, err := s.alloc.WithState(state).Fits(ctx, node, claims)
+	fits, err := s.alloc.WhatIf(allocator.WhatIf{Vacate: node.Name, Take: take}).Fits(ctx, node, claims)
 	return err == nil && fits
 }

@@ -147,7 +147,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.inv.reportMatcher()
-	s.alloc = allocator.NewWithState(pl.features, pl.allocated.State(pl.inv.inv),
+	s.alloc = allocator.New(pl.features, pl.allocated.State(pl.inv.inv),
 		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st

@@ -98,7 +98,7 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 		return name
 	}
 	w := allocator.WhatIf{Node: name, Release: release}
-	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated).Apply(pl.inv.inv, pl.features, w))
+	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated)).WhatIf(w)
 	// Other pods nominated there, of at least the pod's priority, come
 	// first: if they leave too little, waiting would be for ever, and
 	// DefaultPreemption must find more. A pod of the same priority
@@ -114,7 +114,7 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	}
 	if len(others) > 0 {
 		take, _ := pl.nominatedDevices(ctx, released, others, nil, nodeInfo)
-		released = released.WithState(released.State().Apply(pl.inv.inv, pl.features, allocator.WhatIf{Take: take}))
+		released = released.WhatIf(allocator.WhatIf{Take: take})
 	}
 	fits, err := released.Fits(ctx, nodeInfo.Node(), claims)
 	if err != nil || !fits {

@@ -34,7 +34,10 @@ import (
 // GangMember is one pod of a gang whose devices are planned jointly: the
 // claims it still needs allocated and the nodes it may go to.
 type GangMember struct {
-	// Name identifies the member in the plan (a pod's namespace/name).
+	// Name is the caller's key for the member, unique within the gang:
+	// GangPlan.Nodes maps it to the member's node. The allocator only
+	// compares it; the scheduler plugin passes the pod's UID, kubectl dra
+	// explain the pod's name.
 	Name string
 	// Claims are the member's own claims to allocate. A claim shared with
 	// another member must not be among them: each member's claims are
@@ -51,7 +54,7 @@ type GangMember struct {
 
 // GangPod is a pod of a group, as the callers of PlanGang see it.
 type GangPod struct {
-	// Name becomes the member's Name.
+	// Name becomes the member's Name (see GangMember.Name).
 	Name string
 	// Claims are the pod's claims still to allocate, shared ones included.
 	Claims []*resourceapi.ResourceClaim
@@ -81,16 +84,16 @@ func GangMembers(pods []GangPod) (members []GangMember, withoutDevices int) {
 			withoutDevices++
 			continue
 		}
-		members = append(members, GangMember{Name: p.Name, Claims: own, Class: GangClass(own, p.Nodes), Nodes: p.Nodes})
+		members = append(members, GangMember{Name: p.Name, Claims: own, Class: gangClass(own, p.Nodes), Nodes: p.Nodes})
 	}
 	return members, withoutDevices
 }
 
-// GangClass is a Class for a member with these claims and eligible nodes:
+// gangClass is a Class for a member with these claims and eligible nodes:
 // members whose claims have the same specs and who may go to the same
 // nodes are interchangeable. The nodes stand for every constraint that
 // decides them (node selector, affinity, tolerations, allocated claims).
-func GangClass(claims []*resourceapi.ResourceClaim, nodes []*v1.Node) string {
+func gangClass(claims []*resourceapi.ResourceClaim, nodes []*v1.Node) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	for _, c := range claims {
@@ -119,8 +122,8 @@ type GangPlan struct {
 	Allocations int
 }
 
-// DefaultGangBudget is the allocator calls PlanGang makes at most.
-const DefaultGangBudget = 20000
+// defaultGangBudget is the allocator calls PlanGang makes at most.
+const defaultGangBudget = 20000
 
 // PlanGang searches for an assignment of every member to one of its nodes
 // such that on each node the members' claims fit together (one Fits over
@@ -129,13 +132,13 @@ const DefaultGangBudget = 20000
 // demand first; members of one class in non-decreasing node order; a
 // class that cannot all be placed even one after another on the nodes'
 // remaining room ends that branch. The search is exhaustive within budget
-// allocator calls (DefaultGangBudget when budget is 0). Without a
+// allocator calls (defaultGangBudget when budget is 0). Without a
 // complete assignment the plan places what a single first-fit pass can.
 // Errors are the allocator's (a claim that cannot be allocated anywhere
 // for reasons of its own) or ctx's.
 func (a *Allocator) PlanGang(ctx context.Context, members []GangMember, budget int) (GangPlan, error) {
 	if budget <= 0 {
-		budget = DefaultGangBudget
+		budget = defaultGangBudget
 	}
 	g := &gangSearch{a: a, ctx: ctx, budget: budget, members: orderMembers(members),
 		fitMemo: map[string]bool{}, claimSets: map[string][]*resourceapi.ResourceClaim{}, onNode: map[string][]int{}}

@@ -31,14 +31,14 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 )
 
-// BenchmarkJointMIG is the joint check of a gang on its node in the
+// BenchmarkPlanGangMIG is the joint check of a gang on its node in the
 // h100-mig shape of dra-bench's gang workload: claims that each prefer a
 // whole H100 and fall back to a 3g.40gb MIG half, on a node of 4 H100s in
 // dynamic MIG mode, where 8 of them fit only as halves. It runs ours (the
 // claims are twins, twins.go), ours on claims that differ only in opaque
 // config (no twins: the search upstream's order makes), and upstream's
 // allocator on the same input, and reports search steps.
-func BenchmarkJointMIG(b *testing.B) {
+func BenchmarkPlanGangMIG(b *testing.B) {
 	features := structured.Features{PartitionableDevices: true, PrioritizedList: true}
 	cluster := inventorygen.DynamicMIG(1, 4)
 	node := cluster.Nodes[0]
@@ -63,7 +63,7 @@ func BenchmarkJointMIG(b *testing.B) {
 				for _, s := range cluster.Slices {
 					inv.Set(s)
 				}
-				a := allocator.New(features, naiveState(nil, nil), cluster.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), allocator.FirstFit)
+				a := allocator.New(features, allocator.NewState(inv, naiveState(nil, nil)), cluster.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), allocator.FirstFit)
 				start := a.Steps()
 				for b.Loop() {
 					res, err := a.Allocate(context.Background(), node, impl.claims)

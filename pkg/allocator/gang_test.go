@@ -40,8 +40,8 @@ import (
 )
 
 const (
-	jointDriver = "gpu.example.com"
-	jointClass  = "gpu"
+	gangDriver    = "gpu.example.com"
+	gangClassName = "gpu"
 )
 
 // Partitions of a GPU of 4 slices, and the slices each takes.
@@ -70,11 +70,11 @@ func newPartitionedCluster(nodes, gpus int, sizes ...string) *partitionedCluster
 		pool := resourceapi.ResourcePool{Name: name, ResourceSliceCount: 2}
 		counters := &resourceapi.ResourceSlice{
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-counters"},
-			Spec:       resourceapi.ResourceSliceSpec{Driver: jointDriver, Pool: pool, NodeName: ptr.To(name)},
+			Spec:       resourceapi.ResourceSliceSpec{Driver: gangDriver, Pool: pool, NodeName: ptr.To(name)},
 		}
 		devices := &resourceapi.ResourceSlice{
 			ObjectMeta: metav1.ObjectMeta{Name: name + "-devices"},
-			Spec:       resourceapi.ResourceSliceSpec{Driver: jointDriver, Pool: pool, NodeName: ptr.To(name)},
+			Spec:       resourceapi.ResourceSliceSpec{Driver: gangDriver, Pool: pool, NodeName: ptr.To(name)},
 		}
 		for g := range gpus {
 			set := fmt.Sprintf("gpu-%d", g)
@@ -95,7 +95,7 @@ func newPartitionedCluster(nodes, gpus int, sizes ...string) *partitionedCluster
 						}},
 					}
 					devices.Spec.Devices = append(devices.Spec.Devices, d)
-					c.devices = append(c.devices, resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: jointDriver, Pool: name, Device: d.Name})
+					c.devices = append(c.devices, resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: gangDriver, Pool: name, Device: d.Name})
 				}
 			}
 		}
@@ -119,15 +119,15 @@ func (c *partitionedCluster) allocatorWith(policy allocator.Policy, taken ...res
 	}
 	features := structured.Features{PartitionableDevices: true, PrioritizedList: true}
 	classes := inventorygen.NewClassLister(&resourceapi.DeviceClass{
-		ObjectMeta: metav1.ObjectMeta{Name: jointClass},
-		Spec:       resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", jointDriver)}}}},
+		ObjectMeta: metav1.ObjectMeta{Name: gangClassName},
+		Spec:       resourceapi.DeviceClassSpec{Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", gangDriver)}}}},
 	})
 	state := allocator.NewState(c.inv, naiveState(held, nil))
-	return allocator.NewWithState(features, state, classes, c.inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), policy)
+	return allocator.New(features, state, classes, c.inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), policy)
 }
 
 func sizeSelector(size string) []resourceapi.DeviceSelector {
-	return []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.attributes[%q].size == %q", jointDriver, size)}}}
+	return []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: fmt.Sprintf("device.attributes[%q].size == %q", gangDriver, size)}}}
 }
 
 // preferring is a claim of one request for count devices of the first
@@ -136,24 +136,24 @@ func preferring(name string, count int64, sizes ...string) *resourceapi.Resource
 	req := resourceapi.DeviceRequest{Name: "gpu"}
 	for _, size := range sizes {
 		req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
-			Name: size, DeviceClassName: jointClass, Selectors: sizeSelector(size),
+			Name: size, DeviceClassName: gangClassName, Selectors: sizeSelector(size),
 			AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count,
 		})
 	}
-	return jointClaim(name, req)
+	return gangClaim(name, req)
 }
 
 // sameGPU is a claim of count devices of one size on the same GPU
 // (matchAttribute gpu).
 func sameGPU(name string, count int64, size string) *resourceapi.ResourceClaim {
-	claim := jointClaim(name, resourceapi.DeviceRequest{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{
-		DeviceClassName: jointClass, Selectors: sizeSelector(size), AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count,
+	claim := gangClaim(name, resourceapi.DeviceRequest{Name: "gpu", Exactly: &resourceapi.ExactDeviceRequest{
+		DeviceClassName: gangClassName, Selectors: sizeSelector(size), AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count,
 	}})
-	claim.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To(resourceapi.FullyQualifiedName(jointDriver + "/gpu"))}}
+	claim.Spec.Devices.Constraints = []resourceapi.DeviceConstraint{{MatchAttribute: ptr.To(resourceapi.FullyQualifiedName(gangDriver + "/gpu"))}}
 	return claim
 }
 
-func jointClaim(name string, req resourceapi.DeviceRequest) *resourceapi.ResourceClaim {
+func gangClaim(name string, req resourceapi.DeviceRequest) *resourceapi.ResourceClaim {
 	return &resourceapi.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "gang", UID: types.UID("uid-" + name)},
 		Spec:       resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{req}}},
@@ -433,7 +433,7 @@ func BenchmarkPlanGang(b *testing.B) {
 					{Request: "r", Driver: s.Spec.Driver, Pool: s.Spec.Pool.Name, Device: s.Spec.Devices[0].Name},
 				}}}
 			}
-			a := allocator.New(structured.Features{}, naiveState(held, nil), cluster.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), allocator.FirstFit)
+			a := allocator.New(structured.Features{}, allocator.NewState(inv, naiveState(held, nil)), cluster.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(100, cel.Features{})), allocator.FirstFit)
 			var members []allocator.GangMember
 			for i := range 64 {
 				name := fmt.Sprintf("pod-%d", i)
