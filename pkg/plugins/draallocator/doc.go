@@ -55,6 +55,9 @@ limitations under the License.
 //     later. When they do, and the change can free devices, the plugin
 //     activates the pods it judged since the previous such change
 //     (requeuer), so no pod waits for a second event.
+//   - The pod informer's events reach the features that follow pods
+//     (podfeed.go: the nomination clock, the preemption metrics), each
+//     handler guarded like an extension point.
 //   - PreFilter resolves the pod's claims and builds one allocator over the
 //     inventory and the allocated devices; Filter asks it per node only
 //     whether the claims fit; the devices are chosen (nodeResults, once

@@ -17,14 +17,12 @@ limitations under the License.
 package draallocator
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 )
 
 // nominationClockLimit bounds the pods a nominationClock times; beyond
@@ -56,36 +54,11 @@ func newNominationClock() *nominationClock {
 
 // watch subscribes c to the pod informer.
 func (c *nominationClock) watch(factory informers.SharedInformerFactory, g *guard) error {
-	_, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			defer g.recoverHandler(pointPodEvent)
-			if pod, ok := obj.(*v1.Pod); ok {
-				g.enter(pointPodEvent, nil)
-				c.observe(pod)
-			}
-		},
-		UpdateFunc: func(_, obj any) {
-			defer g.recoverHandler(pointPodEvent)
-			if pod, ok := obj.(*v1.Pod); ok {
-				g.enter(pointPodEvent, nil)
-				c.observe(pod)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			defer g.recoverHandler(pointPodEvent)
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pod, ok := obj.(*v1.Pod); ok {
-				g.enter(pointPodEvent, nil)
-				c.forget(pod.UID)
-			}
-		},
+	return watchPods(factory, g, "their nominations", podEvents{
+		add:    c.observe,
+		update: func(_, pod *v1.Pod) { c.observe(pod) },
+		delete: func(pod *v1.Pod) { c.forget(pod.UID) },
 	})
-	if err != nil {
-		return fmt.Errorf("watch pods for their nominations: %w", err)
-	}
-	return nil
 }
 
 // observe records a pod's nomination, or forgets the pod once it has none

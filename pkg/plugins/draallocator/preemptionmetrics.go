@@ -17,7 +17,6 @@ limitations under the License.
 package draallocator
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
@@ -65,31 +63,10 @@ func (w *preemptionWatch) addProfile(name string) {
 
 // watch subscribes w to the pod informer.
 func (w *preemptionWatch) watch(factory informers.SharedInformerFactory, g *guard) error {
-	_, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(oldObj, obj any) {
-			defer g.recoverHandler(pointPodEvent)
-			old, okOld := oldObj.(*v1.Pod)
-			pod, ok := obj.(*v1.Pod)
-			if okOld && ok {
-				g.enter(pointPodEvent, nil)
-				w.update(old, pod)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			defer g.recoverHandler(pointPodEvent)
-			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
-			}
-			if pod, ok := obj.(*v1.Pod); ok {
-				g.enter(pointPodEvent, nil)
-				w.forget(pod.UID)
-			}
-		},
+	return watchPods(factory, g, "the preemption metrics", podEvents{
+		update: w.update,
+		delete: func(pod *v1.Pod) { w.forget(pod.UID) },
 	})
-	if err != nil {
-		return fmt.Errorf("watch pods for the preemption metrics: %w", err)
-	}
-	return nil
 }
 
 // update counts a pod that became a victim of one of the profiles and
