@@ -152,9 +152,11 @@ limitations under the License.
 //	cycle        PodGroupCycleState; written by the cycle's sequential phases
 //	             only; no lock
 //	placement    gangPlan (gangplan.go), key Name/gang-plan in the
-//	             PodGroupCycleState, one per placement; PreFilter makes it,
-//	             Reserve and Unreserve mark pods placed; Filter reads it under
-//	             its own lock
+//	             PlacementCycleState, one per placement tried, over the
+//	             placement's nodes only (the snapshot's ListNodesInPlacement);
+//	             PreFilter makes it, Reserve and Unreserve mark pods placed
+//	             (the commit's Reserve too, with the winner's plan); Filter
+//	             reads it under its own lock
 //	pod cycle    stateData (state.go), key Name in the pod's CycleState;
 //	             PreFilter writes it, then mu guards what Filter and Score
 //	             write (state.go says which fields)

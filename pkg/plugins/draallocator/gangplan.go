@@ -52,8 +52,9 @@ import (
 // Filter the framework picks. Reserve and Unreserve of the cycle's trial
 // mark pods placed and unplaced.
 
-// gangPlanKey is where a placement's plan lives in the pod-group cycle
-// state.
+// gangPlanKey is where a placement's plan lives in its placement cycle
+// state (topology-aware scheduling tries several placements in one
+// pod-group cycle, each with a state of its own).
 const gangPlanKey fwk.StateKey = Name + "/gang-plan"
 
 // gangPlan is one placement's plan. Filter reads it concurrently; the
@@ -61,9 +62,6 @@ const gangPlanKey fwk.StateKey = Name + "/gang-plan"
 type gangPlan struct {
 	// group names the PodGroup, for messages.
 	group string
-	// placement is the placement the plan was made for: topology-aware
-	// scheduling tries several with one pod-group cycle state.
-	placement fwk.PlacementCycleState
 	// planned maps members to their node; claims are each member's
 	// claims the plan allocates.
 	planned map[types.UID]string
@@ -171,15 +169,16 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 		return nil
 	}
 	logger := klog.FromContext(ctx)
-	plan, err := stateAs[*gangPlan](gcs.Read(gangPlanKey))
+	store := planStore(cs)
+	plan, err := stateAs[*gangPlan](store.Read(gangPlanKey))
 	if err != nil && !errors.Is(err, fwk.ErrNotFound) {
 		return statusError(logger, err)
 	}
-	if plan == nil || plan.placement != cs.GetPlacementCycleState() {
-		if plan, err = pl.planGang(ctx, cs, pod, s); err != nil {
+	if plan == nil {
+		if plan, err = pl.planGang(ctx, pod, s); err != nil {
 			return statusError(logger, err)
 		}
-		gcs.Write(gangPlanKey, plan)
+		store.Write(gangPlanKey, plan)
 	}
 	if plan.short != "" {
 		return statusUnresolvable(logger, plan.short, "pod", klog.KObj(pod))
@@ -188,13 +187,47 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 	return nil
 }
 
-// planGang plans the pod's group over the snapshot's nodes with the
-// pod's allocator (every allocation and in-flight one the pod sees).
-func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, s *stateData) (*gangPlan, error) {
+// stateStore is a cycle state a plan can be kept in.
+type stateStore interface {
+	Read(key fwk.StateKey) (fwk.StateData, error)
+	Write(key fwk.StateKey, val fwk.StateData)
+}
+
+// planStore is where the plan of the pod's placement lives: the placement
+// cycle state, which kube-scheduler makes anew for every placement it
+// tries and keeps with the pods' states to the commit; the pod-group
+// cycle state only where a cycle has no placement state.
+func planStore(cs fwk.CycleState) stateStore {
+	if p := cs.GetPlacementCycleState(); p != nil {
+		return p
+	}
+	return cs.GetPodGroupSchedulingCycle()
+}
+
+// placementLister is kube-scheduler's snapshot as the pod-group cycle
+// sees it: restricted to the nodes of the placement being tried.
+// PreFilter's node list is every node; Filter only sees these.
+type placementLister interface {
+	ListNodesInPlacement() ([]fwk.NodeInfo, error)
+}
+
+// placementNodes lists the nodes of the placement being tried, or every
+// node of the snapshot where it cannot tell (no placement: the same).
+func placementNodes(lister fwk.SharedLister) ([]fwk.NodeInfo, error) {
+	if p, ok := lister.(placementLister); ok {
+		return p.ListNodesInPlacement()
+	}
+	return lister.NodeInfos().List()
+}
+
+// planGang plans the pod's group over the nodes of the placement being
+// tried with the pod's allocator (every allocation and in-flight one the
+// pod sees).
+func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData) (*gangPlan, error) {
 	logger := klog.FromContext(ctx)
 	name := *pod.Spec.SchedulingGroup.PodGroupName
 	lister := pl.handle.SnapshotSharedLister()
-	plan := &gangPlan{group: pod.Namespace + "/" + name, placement: cs.GetPlacementCycleState(),
+	plan := &gangPlan{group: pod.Namespace + "/" + name,
 		planned: map[types.UID]string{}, claims: map[types.UID][]*resourceapi.ResourceClaim{}, onNode: map[string][]types.UID{},
 		placed: map[types.UID]bool{}}
 	pods := map[types.UID]*v1.Pod{pod.UID: pod}
@@ -203,9 +236,9 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 			pods[p.UID] = p
 		}
 	}
-	nodeInfos, err := lister.NodeInfos().List()
+	nodeInfos, err := placementNodes(lister)
 	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
+		return nil, fmt.Errorf("list the placement's nodes: %w", err)
 	}
 	nodes := make([]*v1.Node, 0, len(nodeInfos))
 	for _, ni := range nodeInfos {

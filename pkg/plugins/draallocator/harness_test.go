@@ -64,6 +64,9 @@ type harness struct {
 	// plugins has one plugin per profile, in the order asked for.
 	plugins []*DRAAllocator
 	nodes   []fwk.NodeInfo
+	// snapshot is the scheduler's snapshot the plugins list nodes from:
+	// a pod-group cycle assumes placements in it.
+	snapshot *internalcache.Snapshot
 	// activated counts the pods the plugins asked the queue to retry.
 	activated atomic.Int64
 	// nominated are the pods nominated per node (the scheduling queue's
@@ -169,6 +172,7 @@ func newHarness(t testing.TB, hooks *Hooks, profiles []string, nodes []*v1.Node,
 			t.Fatal(err)
 		}
 	}
+	h.snapshot = snapshot
 	for _, node := range nodes {
 		info, err := snapshot.NodeInfos().Get(node.Name)
 		if err != nil {
