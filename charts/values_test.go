@@ -169,14 +169,16 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 		}},
 		{"every plugin arg reaches DRAAllocator, and the new configuration rolls the pods", merge(
 			set("plugin.weight", 10),
+			set("plugin.placementWeight", 5),
 			set("plugin.args", map[string]any{"filterTimeout": "0s", "bindingTimeout": "5m", "scoringStrategy": map[string]any{"type": "MostAllocated"},
-				"deviceSelectionPolicy": "Packing", "preemption": "Disabled"}),
+				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading"}),
 		), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			want := draconfig.DRAAllocatorArgs{
 				FilterTimeout: metav1.Duration{}, BindingTimeout: metav1.Duration{Duration: 5 * time.Minute},
 				ScoringStrategy:       draconfig.ScoringStrategy{Type: draconfig.MostAllocated},
 				DeviceSelectionPolicy: draconfig.Packing, Preemption: draconfig.PreemptionDisabled,
+				PlacementScoring: draconfig.PlacementSpreading,
 			}
 			if d := cmp.Diff(want, *args); d != "" {
 				t.Errorf("DRAAllocator args (-want +got):\n%s", d)
@@ -184,12 +186,15 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			if !slices.Contains(loadConfig(t, []byte(raw)).Profiles[0].Plugins.MultiPoint.Enabled, schedconfig.Plugin{Name: "DRAAllocator", Weight: 10}) {
 				t.Errorf("the profile does not give DRAAllocator weight 10:\n%s", raw)
 			}
+			if !slices.Contains(loadConfig(t, []byte(raw)).Profiles[0].Plugins.PlacementScore.Enabled, schedconfig.Plugin{Name: "DRAAllocator", Weight: 5}) {
+				t.Errorf("the profile does not give DRAAllocator placement weight 5:\n%s", raw)
+			}
 			if podAnnotation(t, r.objs, manifests.ConfigHashAnnotation) == defaultHash {
 				t.Error("the pod template's config hash did not change: an upgrade would not roll the pods")
 			}
 		}},
 		{"null plugin args are left to the plugin's defaults", set("plugin.args", map[string]any{"filterTimeout": nil, "bindingTimeout": nil,
-			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil}), func(t *testing.T, r rendering) {
+			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil, "placementScoring": nil}), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			if !strings.Contains(raw, "args: {}") {
 				t.Errorf("the DRAAllocator args are not empty:\n%s", raw)

@@ -73,3 +73,39 @@ func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
 	}
 	return used, total
 }
+
+// DomainOccupancy reports, over nodes (a topology domain), how many
+// devices there are and how many would be in use once results (a pod
+// group's, on any of the nodes) are applied: a group's candidate domains
+// are ranked by it. Only the drivers results allocate from count (a GPU
+// gang's domains are ranked by their GPUs, not their NICs), every driver
+// where results are empty; a device several of the nodes reach counts
+// once.
+func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.AllocationResult) (used, total int) {
+	drivers := map[string]bool{}
+	taken := map[inventory.DeviceKey]bool{}
+	for _, res := range results {
+		for _, d := range res.Devices.Results {
+			drivers[d.Driver] = true
+			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
+		}
+	}
+	seen := map[int]bool{}
+	for _, node := range nodes {
+		view, err := a.inv.View(node, a.viewOptions())
+		if err != nil {
+			continue
+		}
+		for _, d := range view.Devices {
+			if seen[d.Index] || len(drivers) > 0 && !drivers[d.Driver] {
+				continue
+			}
+			seen[d.Index] = true
+			total++
+			if a.state.isAllocated(d.Index) || taken[d.Key()] {
+				used++
+			}
+		}
+	}
+	return used, total
+}

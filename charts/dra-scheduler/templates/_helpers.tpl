@@ -68,6 +68,10 @@ profiles:
       disabled:
       - name: DynamicResources
       - name: DefaultPreemption
+    placementScore:
+      enabled:
+      - name: DRAAllocator
+        weight: {{ .Values.plugin.placementWeight }}
   pluginConfig:
   - name: DRAAllocator
     {{- include "dra-scheduler.args" (dict "args" $args "inTree" false) | nindent 4 }}
@@ -88,6 +92,7 @@ timeouts DRAAllocator and DynamicResources share, then DRAAllocator's own
 {{- with get $a "scoringStrategy" }}{{ with get . "type" }}{{ $lines = append $lines (printf "scoringStrategy:\n  type: %s" .) }}{{ end }}{{ end -}}
 {{- with get $a "deviceSelectionPolicy" }}{{ $lines = append $lines (printf "deviceSelectionPolicy: %s" .) }}{{ end -}}
 {{- with get $a "preemption" }}{{ $lines = append $lines (printf "preemption: %s" .) }}{{ end -}}
+{{- with get $a "placementScoring" }}{{ $lines = append $lines (printf "placementScoring: %s" .) }}{{ end -}}
 {{- end -}}
 {{- if $lines -}}
 args:

@@ -134,6 +134,9 @@ limitations under the License.
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
+//	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
+//	NormalizePlacement-                   no state of its own
+//	Score
 //	Reserve, Unreserve  reserve.go        r results; w claims[i].allocation, inFlight,
 //	                                      ext.chosen; groupState.pending; gangPlan placed
 //	PreBindPreFlight,   prebind.go,       r stateData; w claims[i].claim, statusPatched;

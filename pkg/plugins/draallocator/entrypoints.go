@@ -119,6 +119,26 @@ func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, p
 	return pl.normalizeScore(ctx, cs, pod, scores)
 }
 
+// ScorePlacement ranks a placement of a pod group by the share of its
+// devices in use once the group has its own (placementscore.go).
+func (pl *DRAAllocator) ScorePlacement(ctx context.Context, _ fwk.PlacementCycleState, podGroup fwk.PodGroupInfo, placement *fwk.PodGroupAssignments) (score int64, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "ScorePlacement", nil, &status)
+	pl.guard.enter("ScorePlacement", nil)
+	return pl.scorePlacement(ctx, podGroup, placement)
+}
+
+// PlacementScoreExtensions returns the placement score normalizer.
+func (pl *DRAAllocator) PlacementScoreExtensions() fwk.PlacementScoreExtensions { return pl }
+
+// NormalizePlacementScore stretches one cycle's placement scores to
+// 0–100.
+func (pl *DRAAllocator) NormalizePlacementScore(ctx context.Context, _ fwk.PodGroupCycleState, _ fwk.PodGroupInfo, scores []fwk.PlacementScore) (status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "NormalizePlacementScore", nil, &status)
+	pl.guard.enter("NormalizePlacementScore", nil)
+	normalizePlacementScores(scores)
+	return nil
+}
+
 // Reserve marks the devices chosen for the node (nodeResults) as in flight.
 func (pl *DRAAllocator) Reserve(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeName string) (status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "Reserve", pod, &status)

@@ -112,6 +112,13 @@ func TestAPanicInAnExtensionPointFailsOnlyThatAttempt(t *testing.T) {
 		{point: "NormalizeScore", call: func(c *cycle) *fwk.Status {
 			return pl.NormalizeScore(h.ctx, c.state, c.pod, fwk.NodeScoreList{{Name: "node-1", Score: 1}})
 		}},
+		{point: "ScorePlacement", call: func(c *cycle) *fwk.Status {
+			_, st := pl.ScorePlacement(h.ctx, nil, nil, &fwk.PodGroupAssignments{Placement: &fwk.Placement{Name: "rack-1"}})
+			return st
+		}},
+		{point: "NormalizePlacementScore", call: func(c *cycle) *fwk.Status {
+			return pl.NormalizePlacementScore(h.ctx, nil, nil, []fwk.PlacementScore{{Score: 1}})
+		}},
 		{point: "Reserve", call: func(c *cycle) *fwk.Status { return pl.Reserve(h.ctx, c.state, c.pod, "node-1") }},
 		{point: "PreBindPreFlight", reserve: true, call: func(c *cycle) *fwk.Status {
 			_, st := pl.PreBindPreFlight(h.ctx, c.state, c.pod, "node-1")

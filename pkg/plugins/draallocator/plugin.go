@@ -71,6 +71,8 @@ var (
 	_ fwk.PodGroupPostFilterPlugin = &DRAAllocator{}
 	_ fwk.PreScorePlugin           = &DRAAllocator{}
 	_ fwk.ScorePlugin              = &DRAAllocator{}
+	_ fwk.PlacementScorePlugin     = &DRAAllocator{}
+	_ fwk.PlacementScoreExtensions = &DRAAllocator{}
 	_ fwk.ReservePlugin            = &DRAAllocator{}
 	_ fwk.PreBindPlugin            = &DRAAllocator{}
 	_ fwk.EnqueueExtensions        = &DRAAllocator{}

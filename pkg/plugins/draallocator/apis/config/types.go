@@ -39,6 +39,9 @@ type DRAAllocatorArgs struct {
 	// preemption, so that a pod may get devices that lower-priority pods
 	// hold.
 	Preemption PreemptionMode
+	// PlacementScoring chooses how the plugin ranks the placements
+	// (topology domains) a pod group may go to, by their devices.
+	PlacementScoring PlacementScoringType
 }
 
 // ScoringStrategy selects how the plugin scores nodes.
@@ -94,6 +97,24 @@ const (
 	// the in-tree DynamicResources plugin of Kubernetes 1.37.
 	PreemptionDisabled PreemptionMode = "Disabled"
 )
+
+// PlacementScoringType names how placements are ranked by their devices.
+type PlacementScoringType string
+
+const (
+	// PlacementPacking favours the placement whose devices are most used
+	// once the group has its devices: partly used domains fill first and
+	// whole domains stay free for bigger groups.
+	PlacementPacking PlacementScoringType = "Packing"
+	// PlacementSpreading favours the placement whose devices are least
+	// used once the group has its devices.
+	PlacementSpreading PlacementScoringType = "Spreading"
+)
+
+// PlacementScoringTypes lists every supported PlacementScoringType, sorted.
+func PlacementScoringTypes() []PlacementScoringType {
+	return []PlacementScoringType{PlacementPacking, PlacementSpreading}
+}
 
 // PreemptionModes lists every supported PreemptionMode, sorted.
 func PreemptionModes() []PreemptionMode {

@@ -38,6 +38,7 @@ func args(filter, binding time.Duration, s config.ScoringStrategyType, p config.
 		ScoringStrategy:       config.ScoringStrategy{Type: s},
 		DeviceSelectionPolicy: p,
 		Preemption:            config.PreemptionEnabled,
+		PlacementScoring:      config.PlacementPacking,
 	}
 }
 
@@ -189,7 +190,7 @@ func TestDecodeRejectsBadArgsWithAClearError(t *testing.T) {
 	}, {
 		name: "internal args are not defaulted, so incomplete ones are rejected",
 		in:   &config.DRAAllocatorArgs{BindingTimeout: metav1.Duration{Duration: time.Second}, DeviceSelectionPolicy: config.FirstFit},
-		want: `DRAAllocator args: [scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated", preemption: Unsupported value: "": supported values: "Disabled", "Enabled"]`,
+		want: `DRAAllocator args: [scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated", preemption: Unsupported value: "": supported values: "Disabled", "Enabled", placementScoring: Unsupported value: "": supported values: "Packing", "Spreading"]`,
 	}, {
 		name: "a nil internal args pointer is rejected",
 		in:   (*config.DRAAllocatorArgs)(nil),

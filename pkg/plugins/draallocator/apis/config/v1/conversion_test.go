@@ -52,6 +52,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
 			DeviceSelectionPolicy: config.FirstFit,
 			Preemption:            config.PreemptionEnabled,
+			PlacementScoring:      config.PlacementPacking,
 		},
 	}, {
 		name: "non-default values survive the round trip",
@@ -61,6 +62,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			ScoringStrategy:       config.ScoringStrategy{Type: config.LeastAllocated},
 			DeviceSelectionPolicy: config.Packing,
 			Preemption:            config.PreemptionDisabled,
+			PlacementScoring:      config.PlacementPacking,
 		},
 	}, {
 		name: "a zero filter timeout survives the round trip instead of being re-defaulted",
@@ -69,6 +71,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
 			DeviceSelectionPolicy: config.FirstFit,
 			Preemption:            config.PreemptionEnabled,
+			PlacementScoring:      config.PlacementPacking,
 		},
 	}}
 	s := newTestScheme(t)
@@ -104,6 +107,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		ScoringStrategy:       strategy(MostAllocated),
 		DeviceSelectionPolicy: policy(Packing),
 		Preemption:            preemption(PreemptionDisabled),
+		PlacementScoring:      placementScoring(PlacementPacking),
 	}
 	got := &config.DRAAllocatorArgs{}
 	if err := s.Convert(in, got, nil); err != nil {
@@ -115,6 +119,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
 		DeviceSelectionPolicy: config.Packing,
 		Preemption:            config.PreemptionDisabled,
+		PlacementScoring:      config.PlacementPacking,
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("unexpected internal args (-want +got):\n%s", diff.Diff(want, got))

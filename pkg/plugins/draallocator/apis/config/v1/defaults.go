@@ -37,6 +37,8 @@ const (
 	DefaultDeviceSelectionPolicy = FirstFit
 	// DefaultPreemption is the default preemption.
 	DefaultPreemption = PreemptionEnabled
+	// DefaultPlacementScoring is the default placementScoring.
+	DefaultPlacementScoring = PlacementPacking
 )
 
 // SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
@@ -62,5 +64,9 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.Preemption == nil {
 		p := DefaultPreemption
 		obj.Preemption = &p
+	}
+	if obj.PlacementScoring == nil {
+		p := DefaultPlacementScoring
+		obj.PlacementScoring = &p
 	}
 }

@@ -31,8 +31,9 @@ func dur(d time.Duration) *metav1.Duration { return &metav1.Duration{Duration: d
 func strategy(t ScoringStrategyType) *ScoringStrategy {
 	return &ScoringStrategy{Type: &t}
 }
-func policy(p DeviceSelectionPolicy) *DeviceSelectionPolicy { return &p }
-func preemption(m PreemptionMode) *PreemptionMode           { return &m }
+func policy(p DeviceSelectionPolicy) *DeviceSelectionPolicy         { return &p }
+func preemption(m PreemptionMode) *PreemptionMode                   { return &m }
+func placementScoring(p PlacementScoringType) *PlacementScoringType { return &p }
 
 func defaulted() *DRAAllocatorArgs {
 	return &DRAAllocatorArgs{
@@ -41,6 +42,7 @@ func defaulted() *DRAAllocatorArgs {
 		ScoringStrategy:       strategy(FirstAvailable),
 		DeviceSelectionPolicy: policy(FirstFit),
 		Preemption:            preemption(PreemptionEnabled),
+		PlacementScoring:      placementScoring(PlacementPacking),
 	}
 }
 
@@ -69,6 +71,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:       strategy(MostAllocated),
 			DeviceSelectionPolicy: policy(FirstFit),
 			Preemption:            preemption(PreemptionEnabled),
+			PlacementScoring:      placementScoring(PlacementPacking),
 		},
 	}, {
 		name: "an explicit zero filter timeout is kept because it disables the limit",
@@ -79,6 +82,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:       strategy(FirstAvailable),
 			DeviceSelectionPolicy: policy(FirstFit),
 			Preemption:            preemption(PreemptionEnabled),
+			PlacementScoring:      placementScoring(PlacementPacking),
 		},
 	}, {
 		name: "fully set args are left unchanged",
@@ -88,6 +92,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:       strategy(LeastAllocated),
 			DeviceSelectionPolicy: policy(Packing),
 			Preemption:            preemption(PreemptionDisabled),
+			PlacementScoring:      placementScoring(PlacementPacking),
 		},
 		want: &DRAAllocatorArgs{
 			FilterTimeout:         dur(time.Second),
@@ -95,6 +100,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:       strategy(LeastAllocated),
 			DeviceSelectionPolicy: policy(Packing),
 			Preemption:            preemption(PreemptionDisabled),
+			PlacementScoring:      placementScoring(PlacementPacking),
 		},
 	}}
 	for _, tc := range tests {
@@ -137,7 +143,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled"}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing"}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

@@ -49,6 +49,13 @@ type DRAAllocatorArgs struct {
 	// Enabled.
 	// +optional
 	Preemption *PreemptionMode `json:"preemption,omitempty"`
+	// PlacementScoring chooses how the plugin ranks the placements
+	// (topology domains) a pod group may go to with topology-aware
+	// workload scheduling, by their devices once the group has its own.
+	// One of Packing (partly used domains first, whole ones kept free for
+	// bigger groups), Spreading. Defaults to Packing.
+	// +optional
+	PlacementScoring *PlacementScoringType `json:"placementScoring,omitempty"`
 }
 
 // ScoringStrategy selects how the plugin scores nodes.
@@ -80,6 +87,18 @@ const (
 	FirstFit DeviceSelectionPolicy = "FirstFit"
 	// Packing prefers devices that leave the fewest fragmented leftovers.
 	Packing DeviceSelectionPolicy = "Packing"
+)
+
+// PlacementScoringType names how placements are ranked by their devices.
+type PlacementScoringType string
+
+const (
+	// PlacementPacking favours the placement whose devices are most used
+	// once the group has its devices.
+	PlacementPacking PlacementScoringType = "Packing"
+	// PlacementSpreading favours the placement whose devices are least
+	// used once the group has its devices.
+	PlacementSpreading PlacementScoringType = "Spreading"
 )
 
 // PreemptionMode says whether the plugin takes part in preemption.

@@ -70,6 +70,7 @@ func autoConvert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocator
 	// WARNING: in.ScoringStrategy requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.ScoringStrategy vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.ScoringStrategy)
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy)
 	// WARNING: in.Preemption requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode)
+	// WARNING: in.PlacementScoring requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PlacementScoringType vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PlacementScoringType)
 	return nil
 }
 
@@ -83,6 +84,7 @@ func autoConvert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAl
 	// WARNING: in.ScoringStrategy requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.ScoringStrategy vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.ScoringStrategy)
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy)
 	// WARNING: in.Preemption requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode)
+	// WARNING: in.PlacementScoring requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PlacementScoringType vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PlacementScoringType)
 	return nil
 }
 

@@ -57,6 +57,11 @@ func (in *DRAAllocatorArgs) DeepCopyInto(out *DRAAllocatorArgs) {
 		*out = new(PreemptionMode)
 		**out = **in
 	}
+	if in.PlacementScoring != nil {
+		in, out := &in.PlacementScoring, &out.PlacementScoring
+		*out = new(PlacementScoringType)
+		**out = **in
+	}
 	return
 }
 

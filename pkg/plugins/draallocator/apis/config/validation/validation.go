@@ -63,6 +63,10 @@ func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) e
 		allErrs = append(allErrs, field.NotSupported(path.Child("preemption"), p,
 			config.PreemptionModes()))
 	}
+	if p := args.PlacementScoring; !slices.Contains(config.PlacementScoringTypes(), p) {
+		allErrs = append(allErrs, field.NotSupported(path.Child("placementScoring"), p,
+			config.PlacementScoringTypes()))
+	}
 
 	return allErrs.ToAggregate()
 }

@@ -35,6 +35,7 @@ func valid() *config.DRAAllocatorArgs {
 		ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
 		DeviceSelectionPolicy: config.FirstFit,
 		Preemption:            config.PreemptionEnabled,
+		PlacementScoring:      config.PlacementPacking,
 	}
 }
 
@@ -97,6 +98,13 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		modify: func(a *config.DRAAllocatorArgs) { a.DeviceSelectionPolicy = "BestFit" },
 		want:   []wantErr{{field.ErrorTypeNotSupported, "deviceSelectionPolicy"}},
 	}, {
+		name:   "spreading placements is accepted",
+		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = config.PlacementSpreading },
+	}, {
+		name:   "an unknown placement scoring is rejected",
+		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = "Random" },
+		want:   []wantErr{{field.ErrorTypeNotSupported, "placementScoring"}},
+	}, {
 		name: "every problem is reported at once",
 		modify: func(a *config.DRAAllocatorArgs) {
 			*a = config.DRAAllocatorArgs{FilterTimeout: metav1.Duration{Duration: -1}}
@@ -107,6 +115,7 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 			{field.ErrorTypeNotSupported, "scoringStrategy.type"},
 			{field.ErrorTypeNotSupported, "deviceSelectionPolicy"},
 			{field.ErrorTypeNotSupported, "preemption"},
+			{field.ErrorTypeNotSupported, "placementScoring"},
 		},
 	}, {
 		name:   "field paths are relative to the given path",
