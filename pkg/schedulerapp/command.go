@@ -42,6 +42,8 @@ func RegistryOptions(plugins draallocator.Options) []app.Option {
 func NewCommand() *cobra.Command {
 	cmd := app.NewSchedulerCommand(RegistryOptions(draallocator.Options{})...)
 	cmd.Use = Name
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error { return explainStartupError(run(c, args)) }
 	return cmd
 }
 

@@ -118,7 +118,7 @@ func Start(ctx context.Context, args []string, plugins draallocator.Options) (*R
 		cancel()
 		close(r.done)
 		configz.Delete(configzName)
-		return nil, fmt.Errorf("set up dra-scheduler: %w", err)
+		return nil, fmt.Errorf("set up dra-scheduler: %w", explainStartupError(err))
 	}
 	r.cancel = cancel
 	go func() {

@@ -68,6 +68,7 @@ profiles:
       disabled:
       - name: DynamicResources
       - name: DefaultPreemption
+      - name: TopologyPlacementGenerator
     placementScore:
       enabled:
       - name: DRAAllocator

@@ -134,6 +134,7 @@ limitations under the License.
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
+//	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods)
 //	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
 //	NormalizePlacement-                   no state of its own
 //	Score

@@ -119,6 +119,14 @@ func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, p
 	return pl.normalizeScore(ctx, cs, pod, scores)
 }
 
+// GeneratePlacements gives the placements (topology domains) a pod group
+// may go to (placementgenerate.go).
+func (pl *DRAAllocator) GeneratePlacements(ctx context.Context, _ fwk.PodGroupCycleState, podGroup fwk.PodGroupInfo, parent *fwk.Placement) (result *fwk.GeneratePlacementsResult, status *fwk.Status) {
+	defer pl.guard.recoverStatus(ctx, "GeneratePlacements", nil, &status)
+	pl.guard.enter("GeneratePlacements", nil)
+	return pl.generatePlacements(ctx, podGroup, parent)
+}
+
 // ScorePlacement ranks a placement of a pod group by the share of its
 // devices in use once the group has its own (placementscore.go).
 func (pl *DRAAllocator) ScorePlacement(ctx context.Context, _ fwk.PlacementCycleState, podGroup fwk.PodGroupInfo, placement *fwk.PodGroupAssignments) (score int64, status *fwk.Status) {

@@ -112,6 +112,10 @@ func TestAPanicInAnExtensionPointFailsOnlyThatAttempt(t *testing.T) {
 		{point: "NormalizeScore", call: func(c *cycle) *fwk.Status {
 			return pl.NormalizeScore(h.ctx, c.state, c.pod, fwk.NodeScoreList{{Name: "node-1", Score: 1}})
 		}},
+		{point: "GeneratePlacements", call: func(c *cycle) *fwk.Status {
+			_, st := pl.GeneratePlacements(h.ctx, nil, nil, &fwk.Placement{Nodes: h.nodes})
+			return st
+		}},
 		{point: "ScorePlacement", call: func(c *cycle) *fwk.Status {
 			_, st := pl.ScorePlacement(h.ctx, nil, nil, &fwk.PodGroupAssignments{Placement: &fwk.Placement{Name: "rack-1"}})
 			return st

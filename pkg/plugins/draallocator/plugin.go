@@ -71,6 +71,7 @@ var (
 	_ fwk.PodGroupPostFilterPlugin = &DRAAllocator{}
 	_ fwk.PreScorePlugin           = &DRAAllocator{}
 	_ fwk.ScorePlugin              = &DRAAllocator{}
+	_ fwk.PlacementGeneratePlugin  = &DRAAllocator{}
 	_ fwk.PlacementScorePlugin     = &DRAAllocator{}
 	_ fwk.PlacementScoreExtensions = &DRAAllocator{}
 	_ fwk.ReservePlugin            = &DRAAllocator{}
