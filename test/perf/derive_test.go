@@ -130,7 +130,7 @@ func TestDerivedWorkloads(t *testing.T) {
 			}
 			for _, profile := range cfg.Profiles {
 				mp := profile.Plugins.MultiPoint
-				if !hasPlugin(mp.Enabled, draallocator.Name) || !hasPlugin(mp.Disabled, inTreePlugin) {
+				if !hasPlugin(mp.Enabled, draallocator.Name) || !hasPlugin(mp.Disabled, inTreePlugin) || !hasPlugin(mp.Disabled, "TopologyPlacementGenerator") {
 					t.Errorf("%s: %s: profile %s multiPoint %+v", c.Topic, tc["name"], profile.SchedulerName, mp)
 				}
 			}

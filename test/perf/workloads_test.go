@@ -355,7 +355,8 @@ func withoutThresholds(workloads any) any {
 // DynamicResources and enables DRAAllocator in multiPoint, with the in-tree
 // plugin's weight and DefaultPreemption re-added after it so that
 // DRAAllocator's PostFilter runs first, as in
-// manifests/config/dra-scheduler.yaml. Everything else in base is kept;
+// manifests/config/dra-scheduler.yaml (TopologyPlacementGenerator off too:
+// DRAAllocator generates placements). Everything else in base is kept;
 // scheduler_perf ignores clientConnection and leader election.
 func writeSchedulerConfig(base, file string) (string, error) {
 	cfg := map[string]any{
@@ -390,7 +391,10 @@ func writeSchedulerConfig(base, file string) (string, error) {
 			map[string]any{"name": "DefaultPreemption"})
 		multiPoint["disabled"] = append(disabled,
 			map[string]any{"name": inTreePlugin},
-			map[string]any{"name": "DefaultPreemption"})
+			map[string]any{"name": "DefaultPreemption"},
+			// DRAAllocator generates placements itself; a profile has at
+			// most one generator.
+			map[string]any{"name": "TopologyPlacementGenerator"})
 	}
 	cfg["profiles"] = profiles
 	data, err := yaml.Marshal(cfg)
