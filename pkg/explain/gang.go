@@ -19,6 +19,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +42,23 @@ type Gang struct {
 	// plus pods that need no devices.
 	Fit int `json:"fit"`
 	// Nodes says where the plan puts pods with devices ("node-a 2").
+	Nodes []string `json:"nodes,omitempty"`
+	// Key is the node label of the group's topology constraint, if it
+	// has one: all its pods go to one domain (one value of the label).
+	// Fit and Nodes are then the best domain's.
+	Key string `json:"key,omitempty"`
+	// Domains are the answers per domain of Key the group may go to (the
+	// domain of its bound pods only, if it has some), by name.
+	Domains []Domain `json:"domains,omitempty"`
+}
+
+// Domain is the answer for one domain of a group's topology constraint:
+// its pods' devices planned over the domain's nodes only.
+type Domain struct {
+	// Name is the domain, the label's value.
+	Name string `json:"name"`
+	// Fit and Nodes are Gang's, in this domain.
+	Fit   int      `json:"fit"`
 	Nodes []string `json:"nodes,omitempty"`
 }
 
@@ -79,20 +97,87 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		}
 		pods = append(pods, allocator.GangPod{Name: p.Name, Claims: claims, Nodes: nc.Eligible(c.nodes)})
 	}
-	members, withoutDevices := allocator.GangMembers(pods)
-	g.Fit += withoutDevices
 	// A gang needs its minCount; pods of another group run on their own.
 	g.Need = 1
-	if pg := c.podGroup(pod.Namespace, name); pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
+	pg := c.podGroup(pod.Namespace, name)
+	if pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
 		g.Need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
 	}
+	if pg != nil && pg.Spec.SchedulingConstraints != nil && len(pg.Spec.SchedulingConstraints.Topology) > 0 {
+		g.Key = pg.Spec.SchedulingConstraints.Topology[0].Key
+		for _, d := range c.domains(g.Key, pod.Namespace, name) {
+			fit, nodes, err := c.planGang(ctx, g.Group, pods, d.nodes)
+			if err != nil {
+				return nil, err
+			}
+			g.Domains = append(g.Domains, Domain{Name: d.name, Fit: fit, Nodes: nodes})
+			if fit > g.Fit || len(g.Domains) == 1 {
+				g.Fit, g.Nodes = fit, nodes
+			}
+		}
+		return g, nil
+	}
+	var err error
+	g.Fit, g.Nodes, err = c.planGang(ctx, g.Group, pods, nil)
+	return g, err
+}
+
+// planGang plans the pods' devices over their eligible nodes among within
+// (nil: all): how many fit together, and where ("node-a 2").
+func (c *Cluster) planGang(ctx context.Context, group string, pods []allocator.GangPod, within map[string]bool) (fit int, nodes []string, err error) {
+	if within != nil {
+		restricted := make([]allocator.GangPod, len(pods))
+		for i, p := range pods {
+			p.Nodes = slices.DeleteFunc(slices.Clone(p.Nodes), func(n *v1.Node) bool { return !within[n.Name] })
+			restricted[i] = p
+		}
+		pods = restricted
+	}
+	members, withoutDevices := allocator.GangMembers(pods)
 	plan, err := c.allocator(c.state).PlanGang(ctx, members, 0)
 	if err != nil {
-		return nil, fmt.Errorf("plan the devices of pod group %s: %w", g.Group, err)
+		return 0, nil, fmt.Errorf("plan the devices of pod group %s: %w", group, err)
 	}
-	g.Fit += len(plan.Nodes)
-	g.Nodes = perNode(plan.Nodes)
-	return g, nil
+	return withoutDevices + len(plan.Nodes), perNode(plan.Nodes), nil
+}
+
+// domain is one value of a topology key and the nodes carrying it.
+type domain struct {
+	name  string
+	nodes map[string]bool
+}
+
+// domains returns the domains of the node label key, by name, as the
+// scheduler generates them: the domain of the group's bound pods only,
+// when it has some.
+func (c *Cluster) domains(key, namespace, group string) []domain {
+	pinned := ""
+	for _, p := range c.objs.Pods {
+		sg := p.Spec.SchedulingGroup
+		if p.Namespace != namespace || p.Spec.NodeName == "" || sg == nil || sg.PodGroupName == nil || *sg.PodGroupName != group {
+			continue
+		}
+		if n := c.node(p.Spec.NodeName); n != nil {
+			pinned = n.Labels[key]
+		}
+	}
+	byName := map[string]map[string]bool{}
+	for _, n := range c.nodes {
+		value, ok := n.Labels[key]
+		if !ok || pinned != "" && value != pinned {
+			continue
+		}
+		if byName[value] == nil {
+			byName[value] = map[string]bool{}
+		}
+		byName[value][n.Name] = true
+	}
+	out := make([]domain, 0, len(byName))
+	for name, nodes := range byName {
+		out = append(out, domain{name: name, nodes: nodes})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }
 
 // groupPods returns the pods of PodGroup namespace/name that are not
@@ -125,6 +210,9 @@ func perNode(plan map[string]string) []string {
 
 // sentence sums the group's answer up.
 func (g *Gang) sentence() string {
+	if g.Key != "" {
+		return g.topologySentence()
+	}
 	where := "no node"
 	if len(g.Nodes) > 0 {
 		where = strings.Join(g.Nodes, ", ")
@@ -135,4 +223,26 @@ func (g *Gang) sentence() string {
 	}
 	return fmt.Sprintf("its pod group %s fits: the devices of %d of its %d pending pods fit together (%s), it needs %d",
 		g.Group, g.Fit, g.Pending, where, g.Need)
+}
+
+// topologySentence sums up the answer for a group with a topology
+// constraint: each domain tried, and whether one fits.
+func (g *Gang) topologySentence() string {
+	if len(g.Domains) == 0 {
+		return fmt.Sprintf("its pod group %s cannot run: no node carries its topology key %q as a label", g.Group, g.Key)
+	}
+	parts := make([]string, 0, len(g.Domains))
+	for _, d := range g.Domains {
+		where := "no node"
+		if len(d.Nodes) > 0 {
+			where = strings.Join(d.Nodes, ", ")
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s: %d of %d (%s)", g.Key, d.Name, d.Fit, g.Pending, where))
+	}
+	verdict := "cannot run in any one domain"
+	if g.Runs() {
+		verdict = "fits in one domain"
+	}
+	return fmt.Sprintf("its pod group %s %s of %s: the pending pods whose devices fit together there: %s; it needs %d",
+		g.Group, verdict, g.Key, strings.Join(parts, "; "), g.Need)
 }

@@ -94,3 +94,44 @@ func TestExplainSaysWhetherAPodsGroupFitsTogether(t *testing.T) {
 		})
 	}
 }
+
+// racksCluster is halvesCluster's node-1 in rack r1 (one GPU: a whole
+// device or two halves) and node-2 in rack r2 with one whole GPU.
+func racksCluster() *clusterstate.Objects {
+	objs := halvesCluster(1)
+	objs.Nodes[0].Labels["rack"] = "r1"
+	objs.Nodes = append(objs.Nodes, objects.MakeNode("node-2").Label("rack", "r2").Obj())
+	objs.Slices = append(objs.Slices, objects.MakeSlice("node-2", gpu, "node-2").Device("gpu-0-whole", nil).Attribute("size", "whole").Obj())
+	return objs
+}
+
+func TestExplainSaysHowManyOfAGroupsPodsFitInEachTopologyDomain(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		pods          int
+		minCount      int32
+		key           string
+		wantSentence  string
+		wantGroupRuns bool
+	}{
+		{"two pods fit in rack r1 as halves, one in rack r2", 2, 2, "rack",
+			"its pod group team/train fits in one domain of rack: the pending pods whose devices fit together there: rack=r1: 2 of 2 (node-1 2); rack=r2: 1 of 2 (node-2 1); it needs 2", true},
+		{"three pods fit in no rack, though three fit over both", 3, 3, "rack",
+			"its pod group team/train cannot run in any one domain of rack: the pending pods whose devices fit together there: rack=r1: 2 of 3 (node-1 2); rack=r2: 1 of 3 (node-2 1); it needs 3", false},
+		{"a key no node carries", 2, 2, "zone",
+			`its pod group team/train cannot run: no node carries its topology key "zone" as a label`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := racksCluster()
+			pod := withGang(objs, tc.pods, tc.minCount)
+			objs.PodGroups[0].Spec.SchedulingConstraints = &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: tc.key}}}
+			r := explainPod(t, objs, pod)
+			if r.Gang == nil {
+				t.Fatalf("no answer for the pod group; verdict %q", r.Verdict)
+			}
+			if r.Gang.Runs() != tc.wantGroupRuns || !strings.HasSuffix(r.Verdict, tc.wantSentence) {
+				t.Errorf("verdict %q (runs %v)\nwant it to end %q", r.Verdict, r.Gang.Runs(), tc.wantSentence)
+			}
+		})
+	}
+}

@@ -131,7 +131,8 @@ limitations under the License.
 //	                                      w unavailable, results, nodeStatuses (mu)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
-//	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData
+//	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
+//	                    domains.go        r domainsTried (events per domain)
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
 //	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods)
@@ -155,6 +156,9 @@ limitations under the License.
 //	pod-group    groupState (podgroup.go), key Name/group in the
 //	cycle        PodGroupCycleState; written by the cycle's sequential phases
 //	             only; no lock
+//	pod-group    domainsTried (domains.go), key Name/domains in the
+//	cycle        PodGroupCycleState; each placement's first PreFilter appends
+//	             its plan's answer, PodGroupPostFilter reads it; own lock
 //	placement    gangPlan (gangplan.go), key Name/gang-plan in the
 //	             PlacementCycleState, one per placement tried, over the
 //	             placement's nodes only (the snapshot's ListNodesInPlacement);

@@ -29,6 +29,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -72,6 +73,9 @@ type gangPlan struct {
 	// short, when set, is why the group cannot run: the plan places fewer
 	// pods than the PodGroup's minCount.
 	short string
+	// domain names the placement's topology domain (" in rack=r1"), ""
+	// without a topology constraint; answer is what the plan found there.
+	domain, answer string
 
 	mu sync.RWMutex
 	// placed are the members the cycle placed (trial-reserved).
@@ -179,6 +183,7 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 			return statusError(logger, err)
 		}
 		store.Write(gangPlanKey, plan)
+		recordDomain(gcs, plan)
 	}
 	if plan.short != "" {
 		return statusUnresolvable(logger, plan.short, "pod", klog.KObj(pod))
@@ -218,6 +223,25 @@ func placementNodes(lister fwk.SharedLister) ([]fwk.NodeInfo, error) {
 		return p.ListNodesInPlacement()
 	}
 	return lister.NodeInfos().List()
+}
+
+// currentPlacement is kube-scheduler's snapshot telling the placement
+// being tried (nil: none, or one of every node).
+type currentPlacement interface {
+	GetPlacement() *fwk.Placement
+}
+
+// placementDomain names the domain being tried for a group with a
+// topology constraint, " in <key>=<domain>", for messages; "" otherwise.
+// Placements are named for their domain's value (ours and upstream's
+// generator's).
+func placementDomain(pg *schedulingapi.PodGroup, lister fwk.SharedLister) string {
+	c := pg.Spec.SchedulingConstraints
+	p, ok := lister.(currentPlacement)
+	if c == nil || len(c.Topology) == 0 || !ok || p.GetPlacement() == nil || p.GetPlacement().Name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in %s=%s", c.Topology[0].Key, p.GetPlacement().Name)
 }
 
 // planGang plans the pod's group over the nodes of the placement being
@@ -267,13 +291,19 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 		}
 	}
 	// A gang needs its minCount; pods of another group run on their own.
-	need := 1
-	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil && pg.Spec.SchedulingPolicy.Gang != nil {
-		need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+	need, where := 1, ""
+	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil {
+		if pg.Spec.SchedulingPolicy.Gang != nil {
+			need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+		}
+		where = placementDomain(pg, lister)
 	}
-	if got := len(result.Nodes) + withoutDevices; got < need {
-		plan.short = fmt.Sprintf("pod group %s: the devices of only %d of its pods fit together (%s), it needs %d",
-			plan.group, got, plannedPerNode(result.Nodes), need)
+	plan.domain = where
+	got := len(result.Nodes) + withoutDevices
+	plan.answer = fmt.Sprintf("the devices of %d of its pods fit together (%s), it needs %d", got, plannedPerNode(result.Nodes), need)
+	if got < need {
+		plan.short = fmt.Sprintf("pod group %s%s: the devices of only %d of its pods fit together (%s), it needs %d",
+			plan.group, where, got, plannedPerNode(result.Nodes), need)
 	}
 	logger.V(4).Info("Planned the devices of a pod group", "podGroup", plan.group, "members", len(members),
 		"placed", len(result.Nodes), "complete", result.Complete, "budgetExhausted", result.Exhausted, "allocations", result.Allocations)

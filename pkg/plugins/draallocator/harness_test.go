@@ -18,7 +18,9 @@ package draallocator
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,6 +66,8 @@ type harness struct {
 	// plugins has one plugin per profile, in the order asked for.
 	plugins []*DRAAllocator
 	nodes   []fwk.NodeInfo
+	// recorder holds the events the plugins record.
+	recorder *recorder
 	// snapshot is the scheduler's snapshot the plugins list nodes from:
 	// a pod-group cycle assumes placements in it.
 	snapshot *internalcache.Snapshot
@@ -181,12 +185,13 @@ func newHarness(t testing.TB, hooks *Hooks, profiles []string, nodes []*v1.Node,
 		h.nodes = append(h.nodes, info)
 	}
 
+	h.recorder = &recorder{}
 	newPlugin := NewFactory(Options{Hooks: hooks})
 	for _, name := range profiles {
 		handle, err := frameworkruntime.NewFramework(ctx, nil, &config.KubeSchedulerProfile{SchedulerName: name},
 			frameworkruntime.WithClientSet(h.client),
 			frameworkruntime.WithInformerFactory(factory),
-			frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
+			frameworkruntime.WithEventRecorder(h.recorder),
 			frameworkruntime.WithSharedDRAManager(h.manager),
 			frameworkruntime.WithSnapshotSharedLister(snapshot),
 			frameworkruntime.WithPodGroupManager(podGroupManager),
@@ -366,4 +371,31 @@ func allocationOf(pool, device string) *resourceapi.AllocationResult {
 	return &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
 		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "dev", Driver: testDriver, Pool: pool, Device: device}},
 	}}
+}
+
+// recorder keeps every event the plugins record, as "type reason note".
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Eventf(_, _ runtime.Object, eventtype, reason, _, note string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, eventtype+" "+reason+" "+fmt.Sprintf(note, args...))
+}
+
+func (r *recorder) WithLogger(klog.Logger) events.EventRecorderLogger { return r }
+
+// events returns the events recorded so far that contain substr.
+func (h *harness) events(substr string) []string {
+	h.recorder.mu.Lock()
+	defer h.recorder.mu.Unlock()
+	var out []string
+	for _, e := range h.recorder.events {
+		if strings.Contains(e, substr) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

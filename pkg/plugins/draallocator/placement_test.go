@@ -22,8 +22,12 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
@@ -136,7 +140,9 @@ func rackCluster() ([]*v1.Node, []runtime.Object) {
 	}
 	objs := partitionedGPUs([]string{"rack-1-node"}, 1)
 	objs = append(objs, objects.MakeSlice("rack-2-node", testDriver, "rack-2-node").Device("gpu-0-whole", nil).Attribute("size", "whole").Obj())
-	return nodes, append(objs, gangOf(2, 2)...)
+	gang := gangOf(2, 2)
+	gang[0] = topologyGroup("rack")
+	return nodes, append(objs, gang...)
 }
 
 func TestAGangIsPlannedInEachPlacementOverThePlacementsNodesOnly(t *testing.T) {
@@ -148,7 +154,7 @@ func TestAGangIsPlannedInEachPlacementOverThePlacementsNodesOnly(t *testing.T) {
 	group := framework.NewCycleState()
 
 	rack2 := h.tryPlacement(pl, group, h.placementOf("rack-2", "rack-2-node"), pods)
-	want := "pod group test/gang: the devices of only 1 of its pods fit together (rack-2-node 1), it needs 2"
+	want := "pod group test/gang in rack=rack-2: the devices of only 1 of its pods fit together (rack-2-node 1), it needs 2"
 	for _, p := range pods {
 		if rack2.failures[p.Name] != want {
 			t.Errorf("rack-2: %s: %q, want %q", p.Name, rack2.failures[p.Name], want)
@@ -238,4 +244,70 @@ func TestTheCommitReservesTheWinningPlacementsDevicesOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withTopology turns topology-aware workload scheduling on, as
+// withPodGroups does GenericWorkload, before the plugins are made.
+func withTopology(t *testing.T) {
+	withPodGroups(t, false)
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.TopologyAwareWorkloadScheduling, true)
+}
+
+func TestEachDomainTriedIsExplainedAndTheChosenOneNamed(t *testing.T) {
+	t.Run("a group that fits in no domain is told, on each pod, what the device plan found in each", func(t *testing.T) {
+		withTopology(t)
+		nodes, objs := rackCluster()
+		objs = append(objs, wholeElseHalf("pod-2"), gangPod("pod-2"))
+		var pg *schedulingapi.PodGroup
+		for _, o := range objs {
+			if g, ok := o.(*schedulingapi.PodGroup); ok {
+				pg = g
+			}
+		}
+		pg.Spec.SchedulingPolicy.Gang.MinCount = 3
+		h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+		pl := h.plugins[0]
+		pods := []*v1.Pod{gangPod("pod-0"), gangPod("pod-1"), gangPod("pod-2")}
+		group := framework.NewCycleState()
+		for _, p := range []*fwk.Placement{h.placementOf("rack-1", "rack-1-node"), h.placementOf("rack-2", "rack-2-node")} {
+			if tr := h.tryPlacement(pl, group, p, pods); len(tr.failures) != 3 {
+				t.Fatalf("%s: failures %v, want all three pods", p.Name, tr.failures)
+			}
+		}
+		info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg, UnscheduledPods: pods}
+		if _, st := pl.PodGroupPostFilter(h.ctx, group, info, nil); st.Code() != fwk.Unschedulable {
+			t.Fatalf("PodGroupPostFilter: %v, want Unschedulable", st)
+		}
+		want := "Warning FailedTopologyDomains domains tried by the device plan of pod group test/gang: " +
+			"rack=rack-1: the devices of 2 of its pods fit together (rack-1-node 2), it needs 3; " +
+			"rack=rack-2: the devices of 1 of its pods fit together (rack-2-node 1), it needs 3"
+		got := h.events("FailedTopologyDomains")
+		if len(got) != 3 || got[0] != want {
+			t.Errorf("events %q\nwant three times %q", got, want)
+		}
+	})
+	t.Run("each pod of a placed group is told its domain", func(t *testing.T) {
+		withTopology(t)
+		nodes, objs := rackCluster()
+		h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+		pl := h.plugins[0]
+		pods := []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}
+		tr := h.tryPlacement(pl, framework.NewCycleState(), h.placementOf("rack-1", "rack-1-node"), pods)
+		if len(tr.failures) != 0 {
+			t.Fatalf("failures %v", tr.failures)
+		}
+		if got := h.events("TopologyDomain"); len(got) != 0 {
+			t.Errorf("events before the commit: %q", got)
+		}
+		for _, c := range tr.cycles {
+			c.state.(*framework.CycleState).SetPodGroupSchedulingCycle(nil)
+			if st := c.reserve(); !st.IsSuccess() {
+				t.Fatalf("commit Reserve of %s: %v", c.pod.Name, st)
+			}
+		}
+		want := "Normal TopologyDomain pod group test/gang placed in rack=rack-1: the devices of 2 of its pods fit together (rack-1-node 2), it needs 2"
+		if got := h.events("TopologyDomain"); len(got) != 2 || got[0] != want || got[1] != want {
+			t.Errorf("events %q\nwant twice %q", got, want)
+		}
+	})
 }

@@ -46,6 +46,7 @@ func (pl *DRAAllocator) podGroupPostFilter(ctx context.Context, gcs fwk.PodGroup
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 	if pl.fts.EnableTopologyAwareWorkloadScheduling && info.GetPodGroup() != nil && info.GetPodGroup().Spec.SchedulingConstraints != nil {
+		pl.explainDomains(ctx, gcs, info)
 		logger.V(5).Info("Nothing to free for a pod group with scheduling constraints", "podGroup", info.GetKey())
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}

@@ -60,6 +60,8 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if cs.IsPodGroupSchedulingCycle() {
 			// The plan's siblings planned on the node now fit beside it.
 			s.gang.setPlaced(true)
+		} else {
+			pl.reportDomain(cs, pod, s)
 		}
 	}
 	// Claims sharing the pending allocation of an earlier pod of the pod
