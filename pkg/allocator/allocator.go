@@ -40,6 +40,9 @@ type Allocator struct {
 	matcher  *Matcher
 	state    *State
 	policy   Policy
+	// domain, when set, is the topology domain the allocator keeps to
+	// (WithinDomain): its state holds other domains' devices as taken.
+	domain *domainRestriction
 
 	// prepared caches the node-independent validation of the claims the
 	// allocator was last asked about: the scheduler asks about one pod's
@@ -74,6 +77,7 @@ func New(features structured.Features, state *State, classLister structured.Devi
 // by a WhatIf.
 func (a *Allocator) WithState(st *State) *Allocator {
 	b := New(a.features, st, a.classes, a.inv, a.matcher, a.policy)
+	b.domain = a.domain
 	b.prepared.Store(a.prepared.Load())
 	return b
 }

@@ -80,7 +80,8 @@ func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
 // are ranked by it. Only the drivers results allocate from count (a GPU
 // gang's domains are ranked by their GPUs, not their NICs), every driver
 // where results are empty; a device several of the nodes reach counts
-// once.
+// once; an allocator kept to a domain (WithinDomain) counts the domain's
+// devices only.
 func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.AllocationResult) (used, total int) {
 	drivers := map[string]bool{}
 	taken := map[inventory.DeviceKey]bool{}
@@ -97,7 +98,7 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 			continue
 		}
 		for _, d := range view.Devices {
-			if seen[d.Index] || len(drivers) > 0 && !drivers[d.Driver] {
+			if seen[d.Index] || len(drivers) > 0 && !drivers[d.Driver] || a.domain.outside(d) {
 				continue
 			}
 			seen[d.Index] = true

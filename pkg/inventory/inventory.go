@@ -18,6 +18,8 @@ package inventory
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -317,4 +319,31 @@ func (inv *Inventory) allocIndex() int {
 func (inv *Inventory) freeIndex(i int) {
 	inv.devices[i] = nil
 	inv.free = append(inv.free, i)
+}
+
+// Attribute returns the device's attribute name (fully qualified,
+// "domain/name"; an unqualified attribute counts under its driver's name
+// as domain, as in CEL) as text, and whether the device has it.
+func (d *Device) Attribute(name string) (string, bool) {
+	attr, ok := d.Spec.Attributes[resourceapi.QualifiedName(name)]
+	if !ok {
+		domain, id, qualified := strings.Cut(name, "/")
+		if !qualified || domain != d.Driver {
+			return "", false
+		}
+		if attr, ok = d.Spec.Attributes[resourceapi.QualifiedName(id)]; !ok {
+			return "", false
+		}
+	}
+	switch {
+	case attr.StringValue != nil:
+		return *attr.StringValue, true
+	case attr.IntValue != nil:
+		return strconv.FormatInt(*attr.IntValue, 10), true
+	case attr.BoolValue != nil:
+		return strconv.FormatBool(*attr.BoolValue), true
+	case attr.VersionValue != nil:
+		return *attr.VersionValue, true
+	}
+	return "", false
 }

@@ -18,6 +18,7 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +101,10 @@ func TestTopologyAwareGangs(t *testing.T) {
 			t.Run("a gang packs the partly used rack and leaves a whole rack for the next", func(t *testing.T) {
 				e.t = t
 				testGangsPackRacks(e, tc.ours)
+			})
+			t.Run("a gang stays in one NVLink domain published only as a device attribute", func(t *testing.T) {
+				e.t = t
+				testAttributeDomain(e, tc.ours)
 			})
 		})
 	}
@@ -189,6 +194,40 @@ func testGangsPackRacks(e *env, ours bool) {
 	for _, name := range b {
 		if pod := e.waitScheduled(name); !strings.HasPrefix(pod.Spec.NodeName, "pack-2") {
 			e.t.Errorf("gang B's pod %s is on %s, want rack pack-2", name, pod.Spec.NodeName)
+		}
+	}
+	e.checkNoDeviceTwice()
+}
+
+// testAttributeDomain is the third scenario: the NVLink domain is
+// published only as a device attribute, no node carries it as a label.
+// Node nvl-a has GPUs 0 and 1 in domain d1 and 2 and 3 in d2, node nvl-b
+// two GPUs in d2; a gang of two pods with two GPUs each fits only in d2,
+// over both nodes. Upstream's generator finds no node with the key.
+func testAttributeDomain(e *env, ours bool) {
+	driver := "nvl.example.com"
+	a := objects.MakeSlice("nvl-a", driver, "nvl-a")
+	for i, domain := range []string{"d1", "d1", "d2", "d2"} {
+		a.Device(fmt.Sprintf("gpu-%d", i), nil).Attribute("nvlinkDomain", domain)
+	}
+	b := objects.MakeSlice("nvl-b", driver, "nvl-b").Device("gpu-0", nil).Attribute("nvlinkDomain", "d2").Device("gpu-1", nil).Attribute("nvlinkDomain", "d2")
+	e.create(objects.MakeNode("nvl-a").Obj(), objects.MakeNode("nvl-b").Obj(), a.Obj(), b.Obj(),
+		objects.DeviceClass(driver, driver), objects.ClaimTemplate("nvl-gpus", e.ns, "gpu", driver, 2))
+	e.createTopologyGang("nvl", 2, driver+"/nvlinkDomain")
+	pods := e.gangPods("nvl", "nvl", "gpu", "nvl-gpus", 2)
+	e.t.Cleanup(func() { e.deletePods(pods) })
+	if !ours {
+		msg := e.stayPending(pods, nil)
+		e.t.Logf("upstream's generator finds no node with the key (recorded difference): %s", msg)
+		return
+	}
+	inD2 := []string{"nvl-a/gpu-2", "nvl-a/gpu-3", "nvl-b/gpu-0", "nvl-b/gpu-1"}
+	for _, name := range pods {
+		e.waitScheduled(name)
+		for _, d := range e.devicesOf(name) {
+			if !slices.Contains(inD2, d) {
+				e.t.Errorf("pod %s got %s, outside NVLink domain d2", name, d)
+			}
 		}
 	}
 	e.checkNoDeviceTwice()

@@ -135,7 +135,8 @@ limitations under the License.
 //	                    domains.go        r domainsTried (events per domain)
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
-//	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods)
+//	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods);
+//	                    attributedomains.go   w attributeDomains (device-attribute keys)
 //	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
 //	NormalizePlacement-                   no state of its own
 //	Score
@@ -156,6 +157,11 @@ limitations under the License.
 //	pod-group    groupState (podgroup.go), key Name/group in the
 //	cycle        PodGroupCycleState; written by the cycle's sequential phases
 //	             only; no lock
+//	pod-group    attributeDomains (attributedomains.go), key
+//	cycle        Name/attribute-domains in the PodGroupCycleState: each
+//	             placement's device-attribute domain, written by
+//	             GeneratePlacements; PreFilter binds placement states to
+//	             placements under its lock
 //	pod-group    domainsTried (domains.go), key Name/domains in the
 //	cycle        PodGroupCycleState; each placement's first PreFilter appends
 //	             its plan's answer, PodGroupPostFilter reads it; own lock

@@ -121,10 +121,10 @@ func (pl *DRAAllocator) NormalizeScore(ctx context.Context, cs fwk.CycleState, p
 
 // GeneratePlacements gives the placements (topology domains) a pod group
 // may go to (placementgenerate.go).
-func (pl *DRAAllocator) GeneratePlacements(ctx context.Context, _ fwk.PodGroupCycleState, podGroup fwk.PodGroupInfo, parent *fwk.Placement) (result *fwk.GeneratePlacementsResult, status *fwk.Status) {
+func (pl *DRAAllocator) GeneratePlacements(ctx context.Context, gcs fwk.PodGroupCycleState, podGroup fwk.PodGroupInfo, parent *fwk.Placement) (result *fwk.GeneratePlacementsResult, status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "GeneratePlacements", nil, &status)
 	pl.guard.enter("GeneratePlacements", nil)
-	return pl.generatePlacements(ctx, podGroup, parent)
+	return pl.generatePlacements(ctx, gcs, podGroup, parent)
 }
 
 // ScorePlacement ranks a placement of a pod group by the share of its

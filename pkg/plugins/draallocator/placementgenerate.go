@@ -55,13 +55,16 @@ func topologyKey(group fwk.PodGroupInfo) (string, bool) {
 }
 
 // generatePlacements: see GeneratePlacements.
-func (pl *DRAAllocator) generatePlacements(ctx context.Context, group fwk.PodGroupInfo, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
+func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroupCycleState, group fwk.PodGroupInfo, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
 	key, ok := topologyKey(group)
 	if !ok {
 		return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{parent}}, nil
 	}
 	name := group.GetNamespace() + "/" + group.GetName()
 	if !slices.ContainsFunc(parent.Nodes, func(n fwk.NodeInfo) bool { _, ok := n.Node().Labels[key]; return ok }) {
+		if strings.Contains(key, "/") {
+			return pl.attributePlacements(ctx, gcs, group, key, parent)
+		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("pod group %s: no node carries its topology key %q as a label", name, key))
 	}
 	required, err := pl.scheduledDomain(group, key)

@@ -118,3 +118,152 @@ func TestPlacementsAreGeneratedAsUpstreamsForANodeLabel(t *testing.T) {
 		})
 	}
 }
+
+// nvlinkNodes are node-a with GPUs 0 and 1 in NVLink domain nvl-1 and 2
+// and 3 in nvl-2, and node-b with two GPUs in nvl-2: domains published
+// only as a device attribute, no node label.
+func nvlinkNodes() ([]*v1.Node, []runtime.Object) {
+	a := objects.MakeSlice("node-a", testDriver, "node-a")
+	for i, domain := range []string{"nvl-1", "nvl-1", "nvl-2", "nvl-2"} {
+		a.Device(fmt.Sprintf("gpu-%d", i), nil).Attribute("nvlinkDomain", domain)
+	}
+	b := objects.MakeSlice("node-b", testDriver, "node-b").Device("gpu-0", nil).Attribute("nvlinkDomain", "nvl-2").Device("gpu-1", nil).Attribute("nvlinkDomain", "nvl-2")
+	return []*v1.Node{objects.MakeNode("node-a").Obj(), objects.MakeNode("node-b").Obj()},
+		[]runtime.Object{objects.DeviceClass(testDriver, testDriver), a.Obj(), b.Obj()}
+}
+
+const nvlinkKey = testDriver + "/nvlinkDomain"
+
+func TestAGangIsPlacedInOneDomainOfADeviceAttribute(t *testing.T) {
+	withPodGroups(t, false)
+	nodes, objs := nvlinkNodes()
+	pg := topologyGroup(nvlinkKey)
+	objs = append(objs, pg)
+	objs = append(objs, gangPodsOf([]string{"pod-0", "pod-1"}, 2)...)
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	group := framework.NewCycleState()
+	info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg}
+	got, st := pl.GeneratePlacements(h.ctx, group, info, &fwk.Placement{Nodes: h.nodes})
+	if !st.IsSuccess() {
+		t.Fatalf("GeneratePlacements: %v", st)
+	}
+	var names []string
+	for _, p := range got.Placements {
+		var ns []string
+		for _, n := range p.Nodes {
+			ns = append(ns, n.Node().Name)
+		}
+		names = append(names, p.Name+": "+strings.Join(ns, " "))
+	}
+	if want := []string{"nvl-1: node-a", "nvl-2: node-a node-b"}; !slices.Equal(names, want) {
+		t.Fatalf("placements %q, want %q (a node in every domain one of its devices is in)", names, want)
+	}
+
+	pods := []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}
+	nvl1 := h.tryPlacement(pl, group, got.Placements[0], pods)
+	want := "pod group test/gang in " + nvlinkKey + "=nvl-1: the devices of only 1 of its pods fit together (node-a 1), it needs 2"
+	if nvl1.failures["pod-0"] != want {
+		t.Errorf("nvl-1: pod-0: %q, want %q", nvl1.failures["pod-0"], want)
+	}
+	nvl2 := h.tryPlacement(pl, group, got.Placements[1], pods)
+	if len(nvl2.failures) != 0 {
+		t.Fatalf("nvl-2: failures %v", nvl2.failures)
+	}
+	inNVL2 := []string{"node-a/gpu-2", "node-a/gpu-3", "node-b/gpu-0", "node-b/gpu-1"}
+	for _, p := range pods {
+		if d := nvl2.devices[p.Name]; !slices.Contains(inNVL2, d) {
+			t.Errorf("nvl-2: %s got %s, a device outside the domain", p.Name, d)
+		}
+	}
+}
+
+func TestDeviceAttributeDomainsArePinnedAndMissingKeysNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		key     string
+		placed  bool
+		want    []string
+		wantErr string
+	}{
+		{name: "a group whose scheduled pod has a device of nvl-1 stays in nvl-1", key: nvlinkKey, placed: true, want: []string{"nvl-1"}},
+		{name: "a key neither a label nor an attribute leaves the group pending, naming it", key: testDriver + "/clique",
+			wantErr: `pod group test/gang: no node carries its topology key "gpu.example.com/clique" as a label, and no device as an attribute`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withPodGroups(t, false)
+			nodes, objs := nvlinkNodes()
+			pg := topologyGroup(tc.key)
+			objs = append(objs, pg)
+			if tc.placed {
+				claim := objects.Claim("placed-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, 1))
+				claim.Status.Allocation = allocationOf("node-a", "gpu-0")
+				pod := gangPod("placed")
+				pod.Spec.NodeName = "node-a"
+				objs = append(objs, claim, pod)
+			}
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg}
+			got, st := h.plugins[0].GeneratePlacements(h.ctx, framework.NewCycleState(), info, &fwk.Placement{Nodes: h.nodes})
+			if tc.wantErr != "" {
+				if st.Code() != fwk.Unschedulable || st.Message() != tc.wantErr {
+					t.Fatalf("status %v, want Unschedulable %q", st, tc.wantErr)
+				}
+				return
+			}
+			if !st.IsSuccess() {
+				t.Fatalf("status %v", st)
+			}
+			var names []string
+			for _, p := range got.Placements {
+				names = append(names, p.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("placements %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
+// TestDomainsOfEveryNodeAreToldApartByTheOrderTheyAreTriedIn: when every
+// node has GPUs of both domains, both placements hold every node and the
+// snapshot names neither; each pod still gets devices of the domain
+// being tried.
+func TestDomainsOfEveryNodeAreToldApartByTheOrderTheyAreTriedIn(t *testing.T) {
+	withPodGroups(t, false)
+	var nodes []*v1.Node
+	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver)}
+	for _, name := range []string{"node-a", "node-b"} {
+		slice := objects.MakeSlice(name, testDriver, name)
+		for i, domain := range []string{"nvl-1", "nvl-1", "nvl-2", "nvl-2"} {
+			slice.Device(fmt.Sprintf("gpu-%d", i), nil).Attribute("nvlinkDomain", domain)
+		}
+		nodes = append(nodes, objects.MakeNode(name).Obj())
+		objs = append(objs, slice.Obj())
+	}
+	pg := topologyGroup(nvlinkKey)
+	objs = append(objs, pg)
+	objs = append(objs, gangPodsOf([]string{"pod-0", "pod-1"}, 2)...)
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	group := framework.NewCycleState()
+	info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg}
+	got, st := pl.GeneratePlacements(h.ctx, group, info, &fwk.Placement{Nodes: h.nodes})
+	if !st.IsSuccess() || len(got.Placements) != 2 {
+		t.Fatalf("GeneratePlacements: %v, %v", got, st)
+	}
+	pods := []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}
+	for _, p := range got.Placements {
+		tr := h.tryPlacement(pl, group, p, pods)
+		if len(tr.failures) != 0 {
+			t.Fatalf("%s: failures %v", p.Name, tr.failures)
+		}
+		want := map[string][]string{"nvl-1": {"gpu-0", "gpu-1"}, "nvl-2": {"gpu-2", "gpu-3"}}[p.Name]
+		for _, pod := range pods {
+			d := tr.devices[pod.Name]
+			if !slices.Contains(want, d[strings.Index(d, "/")+1:]) {
+				t.Errorf("%s: %s got %s, outside the domain", p.Name, pod.Name, d)
+			}
+		}
+	}
+}

@@ -147,8 +147,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.inv.reportMatcher()
-	s.alloc = allocator.New(pl.features, pl.allocated.State(pl.inv.inv),
-		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
+	s.alloc = pl.withinAttributeDomain(cs, pl.newAllocator())
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st
 	}
@@ -156,6 +155,13 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		loggerV.Info("Preparing allocation", "pod", klog.KObj(pod), "resourceclaims", klog.KObjSlice(s.toAllocateClaims))
 	}
 	return nil, nil
+}
+
+// newAllocator returns an allocator over the inventory and the devices
+// allocated and in flight now; the inventory must be synced.
+func (pl *DRAAllocator) newAllocator() *allocator.Allocator {
+	return allocator.New(pl.features, pl.allocated.State(pl.inv.inv),
+		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
 }
 
 // viewLedger gives the cycle the ledger's entries and, when there are

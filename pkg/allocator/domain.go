@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package allocator
+
+import (
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
+)
+
+// Topology domains given by a device attribute: DRA drivers publish the
+// NVLink domain or fabric partition of a GPU as an attribute of the
+// device, not as a node label. A scheduler that keeps a pod group in one
+// such domain asks which domains a node is in (DomainValues) and, while it
+// tries one, allocates only within it (WithinDomain).
+
+// DomainValues returns the values, sorted and distinct, that the devices
+// node can use give their attribute key (fully qualified, "domain/name"):
+// the domains of key the node is in.
+func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
+	view, err := a.inv.View(node, a.viewOptions())
+	if err != nil {
+		return nil
+	}
+	var values []string
+	for _, d := range view.Devices {
+		if v, ok := d.Attribute(key); ok && !slices.Contains(values, v) {
+			values = append(values, v)
+		}
+	}
+	slices.Sort(values)
+	return values
+}
+
+// WithinDomain returns an allocator like a (see WithState) that takes no
+// device whose attribute key has a value other than value: the devices of
+// other domains count as allocated. Devices without the attribute (a NIC
+// beside NVLink-connected GPUs) stay usable. A counter set shared by
+// devices of two domains would lose the other domain's share; drivers
+// publish partitions of one GPU in its GPU's domain.
+func (a *Allocator) WithinDomain(key, value string) *Allocator {
+	next := a.state.copyForChange()
+	touched := map[inventory.PoolID]bool{}
+	for i := range a.inv.NumIndexes() {
+		d := a.inv.Device(i)
+		if d == nil {
+			continue
+		}
+		if v, ok := d.Attribute(key); ok && v != value {
+			next.dedicated.Set(d.Index)
+			touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
+		}
+	}
+	next.keepCounters(a.state, touched)
+	b := a.WithState(next)
+	b.domain = &domainRestriction{key: key, value: value}
+	return b
+}
+
+// domainRestriction is the domain an allocator keeps to.
+type domainRestriction struct {
+	key, value string
+}
+
+// outside reports whether d belongs to another domain.
+func (r *domainRestriction) outside(d *inventory.Device) bool {
+	if r == nil {
+		return false
+	}
+	v, ok := d.Attribute(r.key)
+	return ok && v != r.value
+}

@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package allocator_test
+
+import (
+	"slices"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+const nvlinkDomain = "gpu.example.com/nvlinkDomain"
+
+// nvlinkCluster is node a with GPUs 0 and 1 in NVLink domain nvl-1 and 2
+// and 3 in nvl-2, node b with two GPUs in nvl-2, and a NIC on a without
+// the attribute.
+func nvlinkCluster() ([]*v1.Node, []*resourceapi.ResourceSlice) {
+	const gpu = "gpu.example.com"
+	a := objects.MakeSlice("a-gpus", gpu, "a")
+	for i, domain := range []string{"nvl-1", "nvl-1", "nvl-2", "nvl-2"} {
+		a.Device("gpu-"+string(rune('0'+i)), nil).Attribute("nvlinkDomain", domain)
+	}
+	b := objects.MakeSlice("b-gpus", gpu, "b").Device("gpu-0", nil).Attribute("nvlinkDomain", "nvl-2").Device("gpu-1", nil).Attribute("nvlinkDomain", "nvl-2")
+	nic := objects.MakeSlice("a-nics", "nic.example.com", "a").Device("nic-0", nil)
+	return []*v1.Node{objects.MakeNode("a").Obj(), objects.MakeNode("b").Obj()}, []*resourceapi.ResourceSlice{a.Obj(), b.Obj(), nic.Obj()}
+}
+
+func TestDomainValuesAreTheDomainsANodesDevicesAreIn(t *testing.T) {
+	nodes, sl := nvlinkCluster()
+	a := newTestAllocator(structured.AllocatedState{}, inventorygen.NewClassLister(), sl)
+	for _, tc := range []struct {
+		node int
+		key  string
+		want []string
+	}{
+		{0, nvlinkDomain, []string{"nvl-1", "nvl-2"}},
+		{1, nvlinkDomain, []string{"nvl-2"}},
+		{0, "gpu.example.com/clique", nil},
+		{0, "other.example.com/nvlinkDomain", nil},
+	} {
+		if got := a.DomainValues(nodes[tc.node], tc.key); !slices.Equal(got, tc.want) {
+			t.Errorf("DomainValues(%s, %s) = %v, want %v", nodes[tc.node].Name, tc.key, got, tc.want)
+		}
+	}
+}
+
+func TestWithinDomainTakesOnlyTheDomainsDevicesAndThoseWithoutTheAttribute(t *testing.T) {
+	nodes, sl := nvlinkCluster()
+	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"), objects.DeviceClass("nic", "nic.example.com"))
+	a := newTestAllocator(structured.AllocatedState{}, classes, sl)
+	gpus := func(n int64) *resourceapi.ResourceClaim {
+		return objects.Claim("gpus", "ns", objects.ClaimSpec("req", "gpu", n))
+	}
+	nic := objects.Claim("nic", "ns", objects.ClaimSpec("req", "nic", 1))
+	for _, tc := range []struct {
+		name   string
+		domain string
+		claims []*resourceapi.ResourceClaim
+		want   []string // devices, nil: does not fit
+	}{
+		{"in nvl-2 node a offers its GPUs 2 and 3", "nvl-2", []*resourceapi.ResourceClaim{gpus(2)}, []string{"gpu-2", "gpu-3"}},
+		{"in nvl-1 node a offers its GPUs 0 and 1", "nvl-1", []*resourceapi.ResourceClaim{gpus(2)}, []string{"gpu-0", "gpu-1"}},
+		{"three GPUs fit no domain of node a", "nvl-2", []*resourceapi.ResourceClaim{gpus(3)}, nil},
+		{"a NIC without the attribute stays usable", "nvl-1", []*resourceapi.ResourceClaim{gpus(1), nic}, []string{"gpu-0", "nic-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := a.WithinDomain(nvlinkDomain, tc.domain).Allocate(t.Context(), nodes[0], tc.claims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range res {
+				for _, d := range r.Devices.Results {
+					got = append(got, d.Device)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("devices %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// The allocator it came from is unchanged.
+	if res, err := a.Allocate(t.Context(), nodes[0], []*resourceapi.ResourceClaim{gpus(4)}); err != nil || res == nil {
+		t.Errorf("the original allocator no longer offers node a's four GPUs: %v, %v", res, err)
+	}
+}
+
+func TestDomainOccupancyCountsTheGroupsDriversOnceEach(t *testing.T) {
+	nodes, sl := nvlinkCluster()
+	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"))
+	a := newTestAllocator(structured.AllocatedState{}, classes, sl)
+	res, err := a.Allocate(t.Context(), nodes[1], []*resourceapi.ResourceClaim{objects.Claim("g", "ns", objects.ClaimSpec("req", "gpu", 1))})
+	if err != nil || res == nil {
+		t.Fatalf("Allocate = %v, %v", res, err)
+	}
+	if used, total := a.DomainOccupancy(nodes, res); used != 1 || total != 6 {
+		t.Errorf("with one GPU taken: %d of %d, want 1 of 6 (the NIC does not count)", used, total)
+	}
+	if used, total := a.DomainOccupancy(nodes, nil); used != 0 || total != 7 {
+		t.Errorf("without results: %d of %d, want 0 of 7 (every driver)", used, total)
+	}
+}
