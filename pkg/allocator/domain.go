@@ -21,6 +21,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/cowbits"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -49,21 +50,27 @@ func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
 }
 
 // WithinDomain returns an allocator like a (see WithState) that takes no
-// device whose attribute key has a value other than value: the devices of
-// other domains count as allocated. Devices without the attribute (a NIC
-// beside NVLink-connected GPUs) stay usable. A counter set shared by
-// devices of two domains would lose the other domain's share; drivers
-// publish partitions of one GPU in its GPU's domain.
+// device whose attribute key has a value other than value: the free
+// devices of other domains are held as taken, consuming no counters (a
+// GPU's partitions in another domain leave its counters to this one).
+// Devices without the attribute (a NIC beside NVLink-connected GPUs) stay
+// usable.
 func (a *Allocator) WithinDomain(key, value string) *Allocator {
 	next := a.state.copyForChange()
+	if next.excluded == nil {
+		next.excluded = cowbits.New(a.inv.NumIndexes())
+	} else {
+		next.excluded = next.excluded.Clone()
+	}
 	touched := map[inventory.PoolID]bool{}
 	for i := range a.inv.NumIndexes() {
 		d := a.inv.Device(i)
-		if d == nil {
+		if d == nil || next.isAllocated(d.Index) {
 			continue
 		}
 		if v, ok := d.Attribute(key); ok && v != value {
 			next.dedicated.Set(d.Index)
+			next.excluded.Set(d.Index)
 			touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
 		}
 	}

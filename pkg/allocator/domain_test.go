@@ -119,3 +119,24 @@ func TestDomainOccupancyCountsTheGroupsDriversOnceEach(t *testing.T) {
 		t.Errorf("without results: %d of %d, want 0 of 7 (every driver)", used, total)
 	}
 }
+
+func TestWithinDomainLeavesSharedCountersToTheDomain(t *testing.T) {
+	const gpu = "gpu.example.com"
+	node := objects.MakeNode("n").Obj()
+	classes := inventorygen.NewClassLister(objects.SizeClass("half", gpu, "half"), objects.SizeClass("whole", gpu, "whole"))
+	a := newTestAllocator(structured.AllocatedState{}, classes, objects.HalvableGPUs(gpu, "n", 1))
+	halves := []*resourceapi.ResourceClaim{
+		objects.Claim("h0", "ns", objects.ClaimSpec("req", "half", 1)),
+		objects.Claim("h1", "ns", objects.ClaimSpec("req", "half", 1)),
+	}
+	// Keyed by size, the whole device is in another domain than its
+	// halves: held as taken, it must not consume the GPU's counters.
+	res, err := a.WithinDomain(gpu+"/size", "half").Allocate(t.Context(), node, halves)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("two halves within the half domain: %v, %v; want both", res, err)
+	}
+	whole := []*resourceapi.ResourceClaim{objects.Claim("w", "ns", objects.ClaimSpec("req", "whole", 1))}
+	if res, err := a.WithinDomain(gpu+"/size", "half").Allocate(t.Context(), node, whole); err != nil || res != nil {
+		t.Errorf("the whole GPU within the half domain: %v, %v; want none", res, err)
+	}
+}

@@ -46,6 +46,11 @@ type State struct {
 	// index, so that a what-if change (whatif.go) knows when the last
 	// share goes.
 	shares map[int]int
+	// excluded holds the free devices outside the domain an allocator
+	// keeps to (WithinDomain, domain.go): they are in dedicated, so that
+	// nothing takes them, but consume no counters, and no what-if frees
+	// them. nil without a domain.
+	excluded *cowbits.Set
 
 	// counters caches each pool's available counters (§5.5). Upstream
 	// computes them once per allocator; a State outlives many allocators,
@@ -80,6 +85,9 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	return s
 }
 
+// isExcluded reports a device outside the allocator's domain.
+func (s *State) isExcluded(i int) bool { return s.excluded != nil && s.excluded.Has(i) }
+
 // isAllocated is upstream's IsDeviceAllocated: allocated in any way.
 func (s *State) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }
 
@@ -91,6 +99,7 @@ func (s *State) copyForChange() *State {
 		shared:      s.shared.Clone(),
 		aggregated:  maps.Clone(s.aggregated),
 		shares:      maps.Clone(s.shares),
+		excluded:    s.excluded,
 		counters:    map[inventory.PoolID]poolCounters{},
 		countersGen: s.countersGen,
 	}
@@ -109,6 +118,9 @@ func (s *State) keepCounters(prev *State, touched map[inventory.PoolID]bool) {
 
 // release gives device i's use u back.
 func (s *State) release(i int, u deviceUse) {
+	if s.isExcluded(i) {
+		return
+	}
 	if u.share == nil {
 		s.dedicated.Clear(i)
 		return

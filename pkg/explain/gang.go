@@ -105,8 +105,16 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 	}
 	if pg != nil && pg.Spec.SchedulingConstraints != nil && len(pg.Spec.SchedulingConstraints.Topology) > 0 {
 		g.Key = pg.Spec.SchedulingConstraints.Topology[0].Key
-		for _, d := range c.domains(g.Key, pod.Namespace, name) {
-			fit, nodes, err := c.planGang(ctx, g.Group, pods, d.nodes)
+		domains := c.domains(g.Key, pod.Namespace, name)
+		if len(domains) == 0 && strings.Contains(g.Key, "/") {
+			domains = c.attributeDomains(g.Key)
+		}
+		for _, d := range domains {
+			alloc := c.allocator(c.state)
+			if d.attribute {
+				alloc = alloc.WithinDomain(g.Key, d.name)
+			}
+			fit, nodes, err := c.planGang(ctx, alloc, g.Group, pods, d.nodes)
 			if err != nil {
 				return nil, err
 			}
@@ -118,13 +126,13 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		return g, nil
 	}
 	var err error
-	g.Fit, g.Nodes, err = c.planGang(ctx, g.Group, pods, nil)
+	g.Fit, g.Nodes, err = c.planGang(ctx, c.allocator(c.state), g.Group, pods, nil)
 	return g, err
 }
 
-// planGang plans the pods' devices over their eligible nodes among within
-// (nil: all): how many fit together, and where ("node-a 2").
-func (c *Cluster) planGang(ctx context.Context, group string, pods []allocator.GangPod, within map[string]bool) (fit int, nodes []string, err error) {
+// planGang plans the pods' devices with alloc over their eligible nodes
+// among within (nil: all): how many fit together, and where ("node-a 2").
+func (c *Cluster) planGang(ctx context.Context, alloc *allocator.Allocator, group string, pods []allocator.GangPod, within map[string]bool) (fit int, nodes []string, err error) {
 	if within != nil {
 		restricted := make([]allocator.GangPod, len(pods))
 		for i, p := range pods {
@@ -134,17 +142,41 @@ func (c *Cluster) planGang(ctx context.Context, group string, pods []allocator.G
 		pods = restricted
 	}
 	members, withoutDevices := allocator.GangMembers(pods)
-	plan, err := c.allocator(c.state).PlanGang(ctx, members, 0)
+	plan, err := alloc.PlanGang(ctx, members, 0)
 	if err != nil {
 		return 0, nil, fmt.Errorf("plan the devices of pod group %s: %w", group, err)
 	}
 	return withoutDevices + len(plan.Nodes), perNode(plan.Nodes), nil
 }
 
-// domain is one value of a topology key and the nodes carrying it.
+// domain is one value of a topology key and the nodes in it; attribute
+// when the key is a device attribute, not a node label.
 type domain struct {
-	name  string
-	nodes map[string]bool
+	name      string
+	nodes     map[string]bool
+	attribute bool
+}
+
+// attributeDomains returns the domains of the device attribute key, by
+// name, as the scheduler generates them for a key no node carries as a
+// label: a node is in every domain one of its devices is in.
+func (c *Cluster) attributeDomains(key string) []domain {
+	alloc := c.allocator(c.state)
+	byName := map[string]map[string]bool{}
+	for _, n := range c.nodes {
+		for _, v := range alloc.DomainValues(n, key) {
+			if byName[v] == nil {
+				byName[v] = map[string]bool{}
+			}
+			byName[v][n.Name] = true
+		}
+	}
+	out := make([]domain, 0, len(byName))
+	for name, nodes := range byName {
+		out = append(out, domain{name: name, nodes: nodes, attribute: true})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }
 
 // domains returns the domains of the node label key, by name, as the
@@ -229,7 +261,7 @@ func (g *Gang) sentence() string {
 // constraint: each domain tried, and whether one fits.
 func (g *Gang) topologySentence() string {
 	if len(g.Domains) == 0 {
-		return fmt.Sprintf("its pod group %s cannot run: no node carries its topology key %q as a label", g.Group, g.Key)
+		return fmt.Sprintf("its pod group %s cannot run: no node carries its topology key %q as a label, and no device as an attribute", g.Group, g.Key)
 	}
 	parts := make([]string, 0, len(g.Domains))
 	for _, d := range g.Domains {

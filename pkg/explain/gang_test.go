@@ -119,7 +119,10 @@ func TestExplainSaysHowManyOfAGroupsPodsFitInEachTopologyDomain(t *testing.T) {
 		{"three pods fit in no rack, though three fit over both", 3, 3, "rack",
 			"its pod group team/train cannot run in any one domain of rack: the pending pods whose devices fit together there: rack=r1: 2 of 3 (node-1 2); rack=r2: 1 of 3 (node-2 1); it needs 3", false},
 		{"a key no node carries", 2, 2, "zone",
-			`its pod group team/train cannot run: no node carries its topology key "zone" as a label`, false},
+			`its pod group team/train cannot run: no node carries its topology key "zone" as a label, and no device as an attribute`, false},
+		{"a device attribute as the key: each domain is planned with its own devices, counters shared", 2, 2, gpu + "/size",
+			"its pod group team/train fits in one domain of " + gpu + "/size: the pending pods whose devices fit together there: " +
+				gpu + "/size=half: 2 of 2 (node-1 2); " + gpu + "/size=whole: 2 of 2 (node-1 1, node-2 1); it needs 2", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := racksCluster()
