@@ -22,6 +22,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -138,5 +139,25 @@ func TestWithinDomainLeavesSharedCountersToTheDomain(t *testing.T) {
 	whole := []*resourceapi.ResourceClaim{objects.Claim("w", "ns", objects.ClaimSpec("req", "whole", 1))}
 	if res, err := a.WithinDomain(gpu+"/size", "half").Allocate(t.Context(), node, whole); err != nil || res != nil {
 		t.Errorf("the whole GPU within the half domain: %v, %v; want none", res, err)
+	}
+}
+
+func TestDomainFreeCountsWhatANewClaimCouldGet(t *testing.T) {
+	nodes, sl := nvlinkCluster()
+	held := structured.AllocatedState{AllocatedDevices: sets.New(structured.MakeDeviceID("gpu.example.com", "a", "gpu-2"))}
+	a := newTestAllocator(held, inventorygen.NewClassLister(), sl)
+	for _, tc := range []struct {
+		name       string
+		nodes      []*v1.Node
+		key, value string
+		want       int
+	}{
+		{"every device of both nodes but the one held", nodes, "", "", 6},
+		{"nvl-2 on both nodes: gpu-3 of a and b's two, the NIC without the attribute", nodes, nvlinkDomain, "nvl-2", 4},
+		{"nvl-1 on node a: its two GPUs and the NIC", nodes[:1], nvlinkDomain, "nvl-1", 3},
+	} {
+		if got := a.DomainFree(tc.nodes, tc.key, tc.value); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -19,6 +19,7 @@ package allocator
 import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
@@ -109,4 +110,34 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 		}
 	}
 	return used, total
+}
+
+// DomainFree counts the devices the nodes can use (each once) that a new
+// claim could still get: not allocated, or allocatable many times; when
+// key is set, only those whose attribute key is value or absent (the
+// domain of WithinDomain). It is an upper bound, cheap to compute, of what
+// a domain offers: partitions count beside the device they are parts of.
+func (a *Allocator) DomainFree(nodes []*v1.Node, key, value string) int {
+	restriction := &domainRestriction{key: key, value: value}
+	if key == "" {
+		restriction = nil
+	}
+	seen := map[int]bool{}
+	free := 0
+	for _, node := range nodes {
+		view, err := a.inv.View(node, a.viewOptions())
+		if err != nil {
+			continue
+		}
+		for _, d := range view.Devices {
+			if seen[d.Index] || restriction.outside(d) {
+				continue
+			}
+			seen[d.Index] = true
+			if !a.state.isAllocated(d.Index) || ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
+				free++
+			}
+		}
+	}
+	return free
 }

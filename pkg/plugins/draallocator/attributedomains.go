@@ -120,15 +120,22 @@ func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGrou
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("list nodes: %w", err))
 	}
-	rec := &attributeDomains{key: key, values: map[*fwk.Placement]string{}, allNodes: len(all), bound: map[fwk.PlacementCycleState]*fwk.Placement{}}
 	placements := make([]*fwk.Placement, 0, len(byDomain))
 	for v, nodes := range byDomain {
-		p := &fwk.Placement{Name: v, Nodes: nodes}
-		rec.values[p] = v
-		placements = append(placements, p)
+		placements = append(placements, &fwk.Placement{Name: v, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
-	rec.order = placements
+	placements, why, err := pl.keepDomainsThatMayFit(ctx, group, key, true, placements)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
+	}
+	if why != "" {
+		return nil, fwk.NewStatus(fwk.Unschedulable, why)
+	}
+	rec := &attributeDomains{key: key, order: placements, values: map[*fwk.Placement]string{}, allNodes: len(all), bound: map[fwk.PlacementCycleState]*fwk.Placement{}}
+	for _, p := range placements {
+		rec.values[p] = p.Name
+	}
 	gcs.Write(attributeDomainsKey, rec)
 	klog.FromContext(ctx).V(4).Info("Generated placements from a device attribute", "podGroup", name, "key", key, "placements", len(placements), "pinnedTo", required)
 	return &fwk.GeneratePlacementsResult{Placements: placements}, nil

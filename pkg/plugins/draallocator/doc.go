@@ -47,8 +47,9 @@ limitations under the License.
 //     informers (one copy of each slice per process); the feed applies the
 //     rules itself (package taintrules), as the scheduler's slice tracker
 //     does. Events only queue the changed slice; the next
-//     PreFilter applies the queue, so steady state costs nothing and the
-//     inventory never changes under a Filter. Selector results, node views
+//     PreFilter (or GeneratePlacements, on the same goroutine before a pod
+//     group's pods are tried) applies the queue, so steady state costs
+//     nothing and the inventory never changes under a Filter. Selector results, node views
 //     and their bit sets survive across pods.
 //   - The scheduler requeues pods on events it sees through its own
 //     informers; the plugin's copies may learn of the same change a moment

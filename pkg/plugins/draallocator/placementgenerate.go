@@ -23,6 +23,8 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/helper"
@@ -82,6 +84,13 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 		placements = append(placements, &fwk.Placement{Name: domain, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
+	placements, why, err := pl.keepDomainsThatMayFit(ctx, group, key, false, placements)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
+	}
+	if why != "" {
+		return nil, fwk.NewStatus(fwk.Unschedulable, why)
+	}
 	klog.FromContext(ctx).V(4).Info("Generated placements", "podGroup", name, "key", key, "placements", len(placements), "pinnedTo", required)
 	return &fwk.GeneratePlacementsResult{Placements: placements}, nil
 }
@@ -132,4 +141,123 @@ func (pl *DRAAllocator) scheduledPods(group fwk.PodGroupInfo) ([]*v1.Pod, error)
 		return nil, err
 	}
 	return state.ScheduledPods(), nil
+}
+
+// keepDomainsThatMayFit drops the placements whose free devices cannot
+// cover what the group's pods need at least, before any pod is tried
+// there: counts only, no search (allocator.DomainFree, an upper bound of
+// what a domain offers, against groupNeed, a lower bound of what the
+// group asks). attribute says the domains are values of the device
+// attribute key. When none is kept, why says so, per domain.
+func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, group fwk.PodGroupInfo, key string, attribute bool, placements []*fwk.Placement) (kept []*fwk.Placement, why string, err error) {
+	need, err := pl.groupNeed(group)
+	if err != nil || need == 0 {
+		return placements, "", err
+	}
+	if err := pl.inv.sync(ctx); err != nil {
+		return nil, "", err
+	}
+	alloc := pl.newAllocator()
+	var dropped []string
+	for _, p := range placements {
+		nodes := make([]*v1.Node, 0, len(p.Nodes))
+		for _, n := range p.Nodes {
+			nodes = append(nodes, n.Node())
+		}
+		attr, value := "", ""
+		if attribute {
+			attr, value = key, p.Name
+		}
+		if free := alloc.DomainFree(nodes, attr, value); free < need {
+			dropped = append(dropped, fmt.Sprintf("%s=%s: %d free", key, p.Name, free))
+			continue
+		}
+		kept = append(kept, p)
+	}
+	if len(dropped) > 0 {
+		klog.FromContext(ctx).V(4).Info("Dropped domains too small for the pod group's devices", "podGroup", klog.KRef(group.GetNamespace(), group.GetName()),
+			"need", need, "dropped", dropped)
+	}
+	if len(kept) == 0 {
+		why = fmt.Sprintf("pod group %s/%s: no domain of %s has the %d free devices its pods need at least (%s)",
+			group.GetNamespace(), group.GetName(), key, need, strings.Join(dropped, ", "))
+	}
+	return kept, why, nil
+}
+
+// groupNeed is a lower bound of the devices the group needs: over the
+// pods it must still place (a gang's minCount less its scheduled pods, or
+// one), the fewest devices their claims not yet allocated ask for, each
+// claim counted once however many pods share it.
+func (pl *DRAAllocator) groupNeed(group fwk.PodGroupInfo) (int, error) {
+	pg := group.GetPodGroup()
+	if pg == nil {
+		return 0, nil
+	}
+	must := 1
+	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
+		must = int(g.MinCount)
+		if state, err := pl.handle.SnapshotSharedLister().PodGroupStates().Get(group.GetNamespace(), group.GetName()); err == nil {
+			must -= state.ScheduledPodsCount()
+		}
+	}
+	if must <= 0 {
+		return 0, nil
+	}
+	counted := map[types.UID]bool{}
+	var needs []int
+	for _, pod := range group.GetUnscheduledPods() {
+		claims, err := pl.podClaims(pod)
+		if err != nil {
+			// Its own PreFilter says what is missing; it asks for nothing
+			// here.
+			needs = append(needs, 0)
+			continue
+		}
+		n := 0
+		for _, c := range claims {
+			if counted[c.UID] || pl.allocationOf(c) != nil {
+				continue
+			}
+			counted[c.UID] = true
+			n += leastDevices(c)
+		}
+		needs = append(needs, n)
+	}
+	slices.Sort(needs)
+	total := 0
+	for _, n := range needs[:min(must, len(needs))] {
+		total += n
+	}
+	return total, nil
+}
+
+// leastDevices is the fewest devices the claim can be allocated with:
+// each request's count (one for All), its smallest alternative's with
+// firstAvailable; none for admin access, which may use allocated devices.
+func leastDevices(claim *resourceapi.ResourceClaim) int {
+	count := func(mode resourceapi.DeviceAllocationMode, n int64) int {
+		if mode == resourceapi.DeviceAllocationModeAll {
+			return 1
+		}
+		return int(n)
+	}
+	total := 0
+	for _, r := range claim.Spec.Devices.Requests {
+		switch {
+		case r.Exactly != nil:
+			if r.Exactly.AdminAccess == nil || !*r.Exactly.AdminAccess {
+				total += count(r.Exactly.AllocationMode, r.Exactly.Count)
+			}
+		case len(r.FirstAvailable) > 0:
+			least := -1
+			for _, sub := range r.FirstAvailable {
+				if n := count(sub.AllocationMode, sub.Count); least < 0 || n < least {
+					least = n
+				}
+			}
+			total += least
+		}
+	}
+	return total
 }

@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -264,6 +265,68 @@ func TestDomainsOfEveryNodeAreToldApartByTheOrderTheyAreTriedIn(t *testing.T) {
 			if !slices.Contains(want, d[strings.Index(d, "/")+1:]) {
 				t.Errorf("%s: %s got %s, outside the domain", p.Name, pod.Name, d)
 			}
+		}
+	}
+}
+
+func TestDomainsTooSmallForTheGroupsDevicesAreDroppedBeforeAnyPodIsTried(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		gpus    int64 // per pod
+		want    []string
+		wantErr string
+	}{
+		{name: "the rack whose GPUs are all held is dropped", gpus: 1, want: []string{"rack-2"}},
+		{name: "no rack has the four GPUs two pods of two need: the group is told each rack's free devices", gpus: 2,
+			wantErr: "pod group test/gang: no domain of rack has the 4 free devices its pods need at least (rack=rack-1: 0 free, rack=rack-2: 2 free)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withPodGroups(t, false)
+			nodes, objs := gpuNodes([]string{"rack-1-node", "rack-2-node"}, 2)
+			nodes[0].Labels["rack"], nodes[1].Labels["rack"] = "rack-1", "rack-2"
+			for i := range 2 {
+				held := objects.Claim(fmt.Sprintf("held-%d", i), testNamespace, objects.ClaimSpec("gpu", testDriver, 1))
+				held.Status.Allocation = allocationOf("rack-1-node", fmt.Sprintf("gpu-%d", i))
+				objs = append(objs, held)
+			}
+			pg := topologyGroup("rack")
+			objs = append(objs, pg)
+			objs = append(objs, gangPodsOf([]string{"pod-0", "pod-1"}, tc.gpus)...)
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg,
+				UnscheduledPods: []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}}
+			got, st := h.plugins[0].GeneratePlacements(h.ctx, framework.NewCycleState(), info, &fwk.Placement{Nodes: h.nodes})
+			if tc.wantErr != "" {
+				if st.Code() != fwk.Unschedulable || st.Message() != tc.wantErr {
+					t.Fatalf("status %v\nwant Unschedulable %q", st, tc.wantErr)
+				}
+				return
+			}
+			if !st.IsSuccess() {
+				t.Fatalf("status %v", st)
+			}
+			var names []string
+			for _, p := range got.Placements {
+				names = append(names, p.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("placements %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
+func TestLeastDevicesIsWhatAClaimAsksForAtLeast(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		claim *resourceapi.ResourceClaim
+		want  int
+	}{
+		{"a count of three", objects.Claim("c", testNamespace, objects.ClaimSpec("r", testDriver, 3)), 3},
+		{"the smaller of two alternatives", wholeElseHalf("p"), 1},
+	} {
+		if got := leastDevices(tc.claim); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
