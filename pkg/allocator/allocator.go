@@ -77,7 +77,11 @@ func New(features structured.Features, state *State, classLister structured.Devi
 // by a WhatIf.
 func (a *Allocator) WithState(st *State) *Allocator {
 	b := New(a.features, st, a.classes, a.inv, a.matcher, a.policy)
-	b.domain = a.domain
+	if st.outside != nil {
+		// A State derived from a's by a what-if keeps a's domain; a new
+		// one (NewState) has none.
+		b.domain = a.domain
+	}
 	b.prepared.Store(a.prepared.Load())
 	return b
 }

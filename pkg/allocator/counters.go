@@ -85,7 +85,7 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
 		for _, s := range group {
 			for _, d := range s.Devices {
-				if !a.state.isAllocated(d.Index) || a.state.isExcluded(d.Index) {
+				if !a.state.isAllocated(d.Index) || a.state.isHeld(d.Index) {
 					continue
 				}
 				for _, use := range d.Spec.ConsumesCounters {

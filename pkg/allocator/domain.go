@@ -50,27 +50,30 @@ func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
 }
 
 // WithinDomain returns an allocator like a (see WithState) that takes no
-// device whose attribute key has a value other than value: the free
-// devices of other domains are held as taken, consuming no counters (a
-// GPU's partitions in another domain leave its counters to this one).
-// Devices without the attribute (a NIC beside NVLink-connected GPUs) stay
-// usable.
+// device whose attribute key has a value other than value: the devices of
+// other domains are held as taken (shared ones too), and no what-if frees
+// them; those that were free consume no counters (a GPU's partitions in
+// another domain leave its counters to this one). Devices without the
+// attribute (a NIC beside NVLink-connected GPUs) stay usable. Requests
+// with admin access, which may use allocated devices, are not kept to the
+// domain. Devices with a list of values for the attribute
+// (DRAListTypeAttributes) count as without it.
 func (a *Allocator) WithinDomain(key, value string) *Allocator {
 	next := a.state.copyForChange()
-	if next.excluded == nil {
-		next.excluded = cowbits.New(a.inv.NumIndexes())
-	} else {
-		next.excluded = next.excluded.Clone()
-	}
+	n := a.inv.NumIndexes()
+	next.outside, next.held = cloneOrNew(next.outside, n), cloneOrNew(next.held, n)
 	touched := map[inventory.PoolID]bool{}
-	for i := range a.inv.NumIndexes() {
+	for i := range n {
 		d := a.inv.Device(i)
-		if d == nil || next.isAllocated(d.Index) {
+		if d == nil {
 			continue
 		}
 		if v, ok := d.Attribute(key); ok && v != value {
+			if !next.isAllocated(d.Index) {
+				next.held.Set(d.Index)
+			}
+			next.outside.Set(d.Index)
 			next.dedicated.Set(d.Index)
-			next.excluded.Set(d.Index)
 			touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
 		}
 	}
@@ -78,6 +81,14 @@ func (a *Allocator) WithinDomain(key, value string) *Allocator {
 	b := a.WithState(next)
 	b.domain = &domainRestriction{key: key, value: value}
 	return b
+}
+
+// cloneOrNew returns a copy of s, or an empty set of n bits when s is nil.
+func cloneOrNew(s *cowbits.Set, n int) *cowbits.Set {
+	if s == nil {
+		return cowbits.New(n)
+	}
+	return s.Clone()
 }
 
 // domainRestriction is the domain an allocator keeps to.

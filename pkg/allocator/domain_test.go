@@ -17,6 +17,7 @@ limitations under the License.
 package allocator_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -24,7 +25,9 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -159,5 +162,29 @@ func TestDomainFreeCountsWhatANewClaimCouldGet(t *testing.T) {
 		if got := a.DomainFree(tc.nodes, tc.key, tc.value); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestAWhatIfFreesNoDeviceOutsideTheDomain(t *testing.T) {
+	nodes, sl := nvlinkCluster()
+	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"))
+	held := structured.AllocatedState{AllocatedDevices: sets.New(structured.MakeDeviceID("gpu.example.com", "a", "gpu-0"))}
+	a := newTestAllocator(held, classes, sl).WithinDomain(nvlinkDomain, "nvl-2")
+	three := []*resourceapi.ResourceClaim{objects.Claim("g", "ns", objects.ClaimSpec("req", "gpu", 3))}
+	// Node a vacated (its claims released, as a preemption dry run
+	// predicts): gpu-0, allocated and in nvl-1, must stay out of reach.
+	res, err := a.WhatIf(allocator.WhatIf{Vacate: "a"}).Allocate(t.Context(), nodes[0], three)
+	if err != nil || res != nil {
+		t.Errorf("three GPUs on node a within nvl-2 after a vacate: %v, %v; want none (nvl-2 has two there)", res, err)
+	}
+}
+
+func TestDomainFreeIsUnboundedWithADeviceAllocatableManyTimes(t *testing.T) {
+	node := objects.MakeNode("n").Obj()
+	slice := objects.MakeSlice("n", "nic.example.com", "n").Device("vnic-0", nil).Obj()
+	slice.Spec.Devices[0].AllowMultipleAllocations = ptr.To(true)
+	a := newTestAllocator(structured.AllocatedState{}, inventorygen.NewClassLister(), []*resourceapi.ResourceSlice{slice})
+	if got := a.DomainFree([]*v1.Node{node}, "", ""); got != math.MaxInt {
+		t.Errorf("DomainFree = %d, want unbounded: the device may serve any number of claims", got)
 	}
 }

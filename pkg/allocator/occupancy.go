@@ -17,6 +17,8 @@ limitations under the License.
 package allocator
 
 import (
+	"math"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/utils/ptr"
@@ -44,7 +46,7 @@ func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationRes
 		}
 	}
 	for i, d := range view.Devices {
-		if !pools[view.Pools[view.PoolOf[i]].ID] {
+		if !pools[view.Pools[view.PoolOf[i]].ID] || a.domain.outside(d) {
 			continue
 		}
 		total++
@@ -67,6 +69,9 @@ func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
 		return 0, 0
 	}
 	for _, d := range view.Devices {
+		if a.domain.outside(d) {
+			continue
+		}
 		total++
 		if a.state.isAllocated(d.Index) {
 			used++
@@ -113,7 +118,8 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 }
 
 // DomainFree counts the devices the nodes can use (each once) that a new
-// claim could still get: not allocated, or allocatable many times; when
+// claim could still get, math.MaxInt when one of them may be allocated
+// many times (it may serve any number of claims); when
 // key is set, only those whose attribute key is value or absent (the
 // domain of WithinDomain). It is an upper bound, cheap to compute, of what
 // a domain offers: partitions count beside the device they are parts of.
@@ -134,7 +140,11 @@ func (a *Allocator) DomainFree(nodes []*v1.Node, key, value string) int {
 				continue
 			}
 			seen[d.Index] = true
-			if !a.state.isAllocated(d.Index) || ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
+			if ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
+				// One device may serve any number of claims.
+				return math.MaxInt
+			}
+			if !a.state.isAllocated(d.Index) {
 				free++
 			}
 		}

@@ -46,11 +46,12 @@ type State struct {
 	// index, so that a what-if change (whatif.go) knows when the last
 	// share goes.
 	shares map[int]int
-	// excluded holds the free devices outside the domain an allocator
-	// keeps to (WithinDomain, domain.go): they are in dedicated, so that
-	// nothing takes them, but consume no counters, and no what-if frees
-	// them. nil without a domain.
-	excluded *cowbits.Set
+	// outside holds the devices outside the domain an allocator keeps to
+	// (WithinDomain, domain.go), free or allocated: all are in dedicated,
+	// so that nothing takes them, and no what-if frees them. held are
+	// those of them that were free: they consume no counters. Both nil
+	// without a domain.
+	outside, held *cowbits.Set
 
 	// counters caches each pool's available counters (§5.5). Upstream
 	// computes them once per allocator; a State outlives many allocators,
@@ -85,8 +86,12 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 	return s
 }
 
-// isExcluded reports a device outside the allocator's domain.
-func (s *State) isExcluded(i int) bool { return s.excluded != nil && s.excluded.Has(i) }
+// isOutside reports a device outside the allocator's domain.
+func (s *State) isOutside(i int) bool { return s.outside != nil && s.outside.Has(i) }
+
+// isHeld reports a device outside the allocator's domain that is taken
+// only for being outside it.
+func (s *State) isHeld(i int) bool { return s.held != nil && s.held.Has(i) }
 
 // isAllocated is upstream's IsDeviceAllocated: allocated in any way.
 func (s *State) isAllocated(i int) bool { return s.dedicated.Has(i) || s.shared.Has(i) }
@@ -99,7 +104,8 @@ func (s *State) copyForChange() *State {
 		shared:      s.shared.Clone(),
 		aggregated:  maps.Clone(s.aggregated),
 		shares:      maps.Clone(s.shares),
-		excluded:    s.excluded,
+		outside:     s.outside,
+		held:        s.held,
 		counters:    map[inventory.PoolID]poolCounters{},
 		countersGen: s.countersGen,
 	}
@@ -118,7 +124,7 @@ func (s *State) keepCounters(prev *State, touched map[inventory.PoolID]bool) {
 
 // release gives device i's use u back.
 func (s *State) release(i int, u deviceUse) {
-	if s.isExcluded(i) {
+	if s.isOutside(i) {
 		return
 	}
 	if u.share == nil {

@@ -100,7 +100,7 @@ func (s *State) vacate(inv *inventory.Inventory, node string, touched map[invent
 	for _, slice := range inv.SlicesOn(node) {
 		touched[slice.Pool()] = true
 		for _, d := range slice.Devices {
-			if s.isExcluded(d.Index) {
+			if s.isOutside(d.Index) {
 				continue
 			}
 			s.dedicated.Clear(d.Index)

@@ -101,7 +101,9 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 	g.Need = 1
 	pg := c.podGroup(pod.Namespace, name)
 	if pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
-		g.Need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+		// Its bound pods count toward minCount, as the scheduler counts
+		// them.
+		g.Need = max(int(pg.Spec.SchedulingPolicy.Gang.MinCount)-c.boundPods(pod.Namespace, name), 0)
 	}
 	if pg != nil && pg.Spec.SchedulingConstraints != nil && len(pg.Spec.SchedulingConstraints.Topology) > 0 {
 		g.Key = pg.Spec.SchedulingConstraints.Topology[0].Key
@@ -210,6 +212,18 @@ func (c *Cluster) domains(key, namespace, group string) []domain {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// boundPods counts the pods of PodGroup namespace/name that are bound.
+func (c *Cluster) boundPods(namespace, name string) int {
+	n := 0
+	for _, p := range c.objs.Pods {
+		sg := p.Spec.SchedulingGroup
+		if p.Namespace == namespace && p.Spec.NodeName != "" && sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name {
+			n++
+		}
+	}
+	return n
 }
 
 // groupPods returns the pods of PodGroup namespace/name that are not

@@ -113,6 +113,10 @@ func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGrou
 			}
 		}
 	}
+	if len(byDomain) == 0 && required != "" {
+		// Pinned to a domain no node of the parent is in: as upstream.
+		return &fwk.GeneratePlacementsResult{}, nil
+	}
 	if len(byDomain) == 0 {
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("pod group %s: no node carries its topology key %q as a label, and no device as an attribute", name, key))
 	}
@@ -153,7 +157,9 @@ func (pl *DRAAllocator) scheduledAttributeDomain(group fwk.PodGroupInfo, key str
 	for _, pod := range pods {
 		claims, err := pl.podClaims(pod)
 		if err != nil {
-			return "", err
+			// A claim of a scheduled pod that cannot be read (being
+			// deleted, not seen yet) does not pin the group.
+			continue
 		}
 		for _, c := range claims {
 			a := pl.allocationOf(c)
@@ -161,6 +167,10 @@ func (pl *DRAAllocator) scheduledAttributeDomain(group fwk.PodGroupInfo, key str
 				continue
 			}
 			for _, r := range a.Devices.Results {
+				if r.AdminAccess != nil && *r.AdminAccess {
+					// Admin access holds no device.
+					continue
+				}
 				for _, d := range pl.inv.inv.LookupID(structured.MakeDeviceID(r.Driver, r.Pool, r.Device)) {
 					v, ok := d.Attribute(key)
 					if !ok {

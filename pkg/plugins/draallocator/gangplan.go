@@ -255,10 +255,15 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 		planned: map[types.UID]string{}, claims: map[types.UID][]*resourceapi.ResourceClaim{}, onNode: map[string][]types.UID{},
 		placed: map[types.UID]bool{}}
 	pods := map[types.UID]*v1.Pod{pod.UID: pod}
+	// Pods of the group scheduled already (bound, assumed, or reserved
+	// earlier in this placement's trial) count toward its minCount; they
+	// are not members of the plan.
+	scheduled := 0
 	if state, err := lister.PodGroupStates().Get(pod.Namespace, name); err == nil {
 		for _, p := range state.UnscheduledPods() {
 			pods[p.UID] = p
 		}
+		scheduled = state.ScheduledPodsCount()
 	}
 	nodeInfos, err := placementNodes(lister)
 	if err != nil {
@@ -294,16 +299,20 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 	need, where := 1, ""
 	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil {
 		if pg.Spec.SchedulingPolicy.Gang != nil {
-			need = int(pg.Spec.SchedulingPolicy.Gang.MinCount)
+			need = max(int(pg.Spec.SchedulingPolicy.Gang.MinCount)-scheduled, 0)
 		}
 		where = placementDomain(pg, lister)
 	}
+	needs := fmt.Sprintf("it needs %d", need)
+	if scheduled > 0 {
+		needs = fmt.Sprintf("it needs %d besides its %d scheduled", need, scheduled)
+	}
 	plan.domain = where
 	got := len(result.Nodes) + withoutDevices
-	plan.answer = fmt.Sprintf("the devices of %d of its pods fit together (%s), it needs %d", got, plannedPerNode(result.Nodes), need)
+	plan.answer = fmt.Sprintf("the devices of %d of its pods fit together (%s), %s", got, plannedPerNode(result.Nodes), needs)
 	if got < need {
-		plan.short = fmt.Sprintf("pod group %s%s: the devices of only %d of its pods fit together (%s), it needs %d",
-			plan.group, where, got, plannedPerNode(result.Nodes), need)
+		plan.short = fmt.Sprintf("pod group %s%s: the devices of only %d of its pods fit together (%s), %s",
+			plan.group, where, got, plannedPerNode(result.Nodes), needs)
 	}
 	logger.V(4).Info("Planned the devices of a pod group", "podGroup", plan.group, "members", len(members),
 		"placed", len(result.Nodes), "complete", result.Complete, "budgetExhausted", result.Exhausted, "allocations", result.Allocations)

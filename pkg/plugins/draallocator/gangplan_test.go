@@ -508,3 +508,34 @@ func TestAPlanKeepsAPodOnTheNodeItsAllocatedClaimIsOn(t *testing.T) {
 		t.Errorf("pod-2 got %s, want a half on node-1, where its allocated claim is", devices["pod-2"])
 	}
 }
+
+// TestAPodReplacingOneOfARunningGangIsNotHeldToTheWholeMinCount: a gang
+// of two runs one pod already (bound, its device allocated); the pod that
+// replaces the other needs only itself to fit, as GangScheduling counts
+// the scheduled pods toward minCount.
+func TestAPodReplacingOneOfARunningGangIsNotHeldToTheWholeMinCount(t *testing.T) {
+	withPodGroups(t, false)
+	nodes, objs := gpuNodes([]string{"node-1"}, 2)
+	objs = append(objs, gangGroup(2))
+	objs = append(objs, gangPodsOf([]string{"running", "replacement"}, 1)...)
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *v1.Pod:
+			if o.Name == "running" {
+				o.Spec.NodeName = "node-1"
+			}
+		case *resourceapi.ResourceClaim:
+			if o.Name == "running-gpu" {
+				o.Status.Allocation = allocationOf("node-1", "gpu-0")
+			}
+		}
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	_, devices, failures := runGangCycle(t, h, []*v1.Pod{gangPod("replacement")})
+	if len(failures) != 0 {
+		t.Fatalf("the replacement failed: %v", failures)
+	}
+	if devices["replacement"] != "node-1/gpu-1" {
+		t.Errorf("the replacement got %q, want node-1/gpu-1", devices["replacement"])
+	}
+}

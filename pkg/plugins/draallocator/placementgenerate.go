@@ -65,19 +65,26 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 	name := group.GetNamespace() + "/" + group.GetName()
 	if !slices.ContainsFunc(parent.Nodes, func(n fwk.NodeInfo) bool { _, ok := n.Node().Labels[key]; return ok }) {
 		if strings.Contains(key, "/") {
+			if group.GetCompositePodGroup() != nil {
+				return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("composite pod group %s: a device attribute (%q) as its topology key is not supported yet; use it on its pod groups", name, key))
+			}
 			return pl.attributePlacements(ctx, gcs, group, key, parent)
 		}
 		return nil, fwk.NewStatus(fwk.Unschedulable, fmt.Sprintf("pod group %s: no node carries its topology key %q as a label", name, key))
 	}
-	required, err := pl.scheduledDomain(group, key)
+	required, pinned, err := pl.scheduledDomain(group, key)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: cannot determine the domain of its scheduled pods: %w", name, err))
 	}
 	byDomain := map[string][]fwk.NodeInfo{}
 	for _, n := range parent.Nodes {
-		if domain, ok := n.Node().Labels[key]; ok && (required == "" || domain == required) {
+		if domain, ok := n.Node().Labels[key]; ok && (!pinned || domain == required) {
 			byDomain[domain] = append(byDomain[domain], n)
 		}
+	}
+	if len(byDomain) == 0 {
+		// Pinned to a domain no node of the parent is in: as upstream.
+		return &fwk.GeneratePlacementsResult{}, nil
 	}
 	placements := make([]*fwk.Placement, 0, len(byDomain))
 	for domain, nodes := range byDomain {
@@ -96,30 +103,29 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 }
 
 // scheduledDomain returns the domain of key that the group's scheduled
-// (assumed or bound) pods are in, "" when none is scheduled. Pods on nodes
-// in different domains, or on a node without the label, are an error, as
-// with upstream's generator.
-func (pl *DRAAllocator) scheduledDomain(group fwk.PodGroupInfo, key string) (string, error) {
+// (assumed or bound) pods are in, and whether any is scheduled (a label's
+// value may be empty). Pods on nodes in different domains, or on a node
+// without the label, are an error, as with upstream's generator.
+func (pl *DRAAllocator) scheduledDomain(group fwk.PodGroupInfo, key string) (domain string, pinned bool, err error) {
 	pods, err := pl.scheduledPods(group)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	domain := ""
 	for _, pod := range pods {
 		node, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(pod.Spec.NodeName)
 		if err != nil {
-			return "", fmt.Errorf("node of pod %s: %w", klog.KObj(pod), err)
+			return "", false, fmt.Errorf("node of pod %s: %w", klog.KObj(pod), err)
 		}
 		d, ok := node.Node().Labels[key]
 		if !ok {
-			return "", fmt.Errorf("node %s of pod %s has no label %q", pod.Spec.NodeName, klog.KObj(pod), key)
+			return "", false, fmt.Errorf("node %s of pod %s has no label %q", pod.Spec.NodeName, klog.KObj(pod), key)
 		}
-		if domain != "" && d != domain {
-			return "", fmt.Errorf("its pods are in two domains, %s and %s", domain, d)
+		if pinned && d != domain {
+			return "", false, fmt.Errorf("its pods are in two domains, %s and %s", domain, d)
 		}
-		domain = d
+		domain, pinned = d, true
 	}
-	return domain, nil
+	return domain, pinned, nil
 }
 
 // scheduledPods returns the group's scheduled pods, its subgroups' too
