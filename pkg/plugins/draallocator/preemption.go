@@ -140,7 +140,7 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
 	w := allocator.WhatIf{Node: node, Release: pl.released(d.removed, node, nodeInfo.GetPods())}
-	w.Take, preempting = pl.nominatedDevices(ctx, s.alloc, d.added, d.removed, nodeInfo)
+	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
 	return s.alloc.WhatIf(w), preempting
 }
 
@@ -265,7 +265,7 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		added = d.added
 	}
 	node := nodeInfo.Node()
-	take, preempting := pl.nominatedDevices(ctx, s.alloc, added, nil, nodeInfo)
+	take, preempting := pl.nominatedDevices(ctx, s.others, added, nil, nodeInfo)
 	if preempting != nil {
 		// The node may be free for the pod once that preemption is done.
 		return true

@@ -147,7 +147,8 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.inv.reportMatcher()
-	s.alloc = pl.withinAttributeDomain(cs, pl.newAllocator())
+	s.others = pl.newAllocator()
+	s.alloc = pl.withinAttributeDomain(cs, s.others)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st
 	}

@@ -58,7 +58,11 @@ type stateData struct {
 	// by the extended-resource claim's when there is one.
 	toAllocate       []int
 	toAllocateClaims []*resourceapi.ResourceClaim
-	alloc            *allocator.Allocator
+	// alloc allocates the pod's claims: kept to the topology domain being
+	// tried for a group keyed by a device attribute (attributedomains.go).
+	// others is the same allocator without that restriction, for other
+	// pods' claims (nominated pods a dry run or Filter simulates).
+	alloc, others *allocator.Allocator
 	// gang is the pod's place in its pod group's plan (gangplan.go); nil
 	// outside a planned pod-group cycle.
 	gang *gangMember
