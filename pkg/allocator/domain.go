@@ -58,16 +58,16 @@ func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
 // with admin access, which may use allocated devices, are not kept to the
 // domain. Devices with a list of values for the attribute
 // (DRAListTypeAttributes) count as without it.
-func (a *Allocator) WithinDomain(key, value string) *Allocator {
+//
+// Only the devices the nodes can use are looked at (the domain's nodes:
+// the allocator is asked about no other), so that keeping a pod to its
+// domain costs the domain's devices, not the cluster's.
+func (a *Allocator) WithinDomain(key, value string, nodes []*v1.Node) *Allocator {
 	next := a.state.copyForChange()
 	n := a.inv.NumIndexes()
 	next.outside, next.held = cloneOrNew(next.outside, n), cloneOrNew(next.held, n)
 	touched := map[inventory.PoolID]bool{}
-	for i := range n {
-		d := a.inv.Device(i)
-		if d == nil {
-			continue
-		}
+	for _, d := range a.devicesOf(nodes) {
 		if v, ok := d.Attribute(key); ok && v != value {
 			if !next.isAllocated(d.Index) {
 				next.held.Set(d.Index)
@@ -81,6 +81,25 @@ func (a *Allocator) WithinDomain(key, value string) *Allocator {
 	b := a.WithState(next)
 	b.domain = &domainRestriction{key: key, value: value}
 	return b
+}
+
+// devicesOf returns the devices the nodes can use, each once.
+func (a *Allocator) devicesOf(nodes []*v1.Node) []*inventory.Device {
+	seen := map[int]bool{}
+	var out []*inventory.Device
+	for _, node := range nodes {
+		view, err := a.inv.View(node, a.viewOptions())
+		if err != nil {
+			continue
+		}
+		for _, d := range view.Devices {
+			if !seen[d.Index] {
+				seen[d.Index] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // cloneOrNew returns a copy of s, or an empty set of n bits when s is nil.

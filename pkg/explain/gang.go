@@ -114,7 +114,13 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		for _, d := range domains {
 			alloc := c.allocator(c.state)
 			if d.attribute {
-				alloc = alloc.WithinDomain(g.Key, d.name)
+				var nodes []*v1.Node
+				for _, n := range c.nodes {
+					if d.nodes[n.Name] {
+						nodes = append(nodes, n)
+					}
+				}
+				alloc = alloc.WithinDomain(g.Key, d.name, nodes)
 			}
 			fit, nodes, err := c.planGang(ctx, alloc, g.Group, pods, d.nodes)
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -210,5 +211,9 @@ func (pl *DRAAllocator) withinAttributeDomain(cs fwk.CycleState, alloc *allocato
 	if !ok {
 		return alloc
 	}
-	return alloc.WithinDomain(rec.key, rec.values[placement])
+	nodes := make([]*v1.Node, 0, len(placement.Nodes))
+	for _, n := range placement.Nodes {
+		nodes = append(nodes, n.Node())
+	}
+	return alloc.WithinDomain(rec.key, rec.values[placement], nodes)
 }
