@@ -97,21 +97,13 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
 		}
 	}
-	seen := map[int]bool{}
-	for _, node := range nodes {
-		view, err := a.inv.View(node, a.viewOptions())
-		if err != nil {
+	for _, d := range a.devicesOf(nodes) {
+		if len(drivers) > 0 && !drivers[d.Driver] || a.domain.outside(d) {
 			continue
 		}
-		for _, d := range view.Devices {
-			if seen[d.Index] || len(drivers) > 0 && !drivers[d.Driver] || a.domain.outside(d) {
-				continue
-			}
-			seen[d.Index] = true
-			total++
-			if a.state.isAllocated(d.Index) || taken[d.Key()] {
-				used++
-			}
+		total++
+		if a.state.isAllocated(d.Index) || taken[d.Key()] {
+			used++
 		}
 	}
 	return used, total
@@ -128,25 +120,17 @@ func (a *Allocator) DomainFree(nodes []*v1.Node, key, value string) int {
 	if key == "" {
 		restriction = nil
 	}
-	seen := map[int]bool{}
 	free := 0
-	for _, node := range nodes {
-		view, err := a.inv.View(node, a.viewOptions())
-		if err != nil {
+	for _, d := range a.devicesOf(nodes) {
+		if restriction.outside(d) {
 			continue
 		}
-		for _, d := range view.Devices {
-			if seen[d.Index] || restriction.outside(d) {
-				continue
-			}
-			seen[d.Index] = true
-			if ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
-				// One device may serve any number of claims.
-				return math.MaxInt
-			}
-			if !a.state.isAllocated(d.Index) {
-				free++
-			}
+		if ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
+			// One device may serve any number of claims.
+			return math.MaxInt
+		}
+		if !a.state.isAllocated(d.Index) {
+			free++
 		}
 	}
 	return free

@@ -193,8 +193,7 @@ func (c *Cluster) attributeDomains(key string) []domain {
 func (c *Cluster) domains(key, namespace, group string) []domain {
 	pinned := ""
 	for _, p := range c.objs.Pods {
-		sg := p.Spec.SchedulingGroup
-		if p.Namespace != namespace || p.Spec.NodeName == "" || sg == nil || sg.PodGroupName == nil || *sg.PodGroupName != group {
+		if p.Spec.NodeName == "" || !memberOf(p, namespace, group) {
 			continue
 		}
 		if n := c.node(p.Spec.NodeName); n != nil {
@@ -220,12 +219,17 @@ func (c *Cluster) domains(key, namespace, group string) []domain {
 	return out
 }
 
+// memberOf reports whether p is a pod of PodGroup namespace/name.
+func memberOf(p *v1.Pod, namespace, name string) bool {
+	sg := p.Spec.SchedulingGroup
+	return p.Namespace == namespace && sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name
+}
+
 // boundPods counts the pods of PodGroup namespace/name that are bound.
 func (c *Cluster) boundPods(namespace, name string) int {
 	n := 0
 	for _, p := range c.objs.Pods {
-		sg := p.Spec.SchedulingGroup
-		if p.Namespace == namespace && p.Spec.NodeName != "" && sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name {
+		if p.Spec.NodeName != "" && memberOf(p, namespace, name) {
 			n++
 		}
 	}
@@ -237,8 +241,7 @@ func (c *Cluster) boundPods(namespace, name string) int {
 func (c *Cluster) groupPods(namespace, name string) []*v1.Pod {
 	var out []*v1.Pod
 	for _, p := range c.objs.Pods {
-		sg := p.Spec.SchedulingGroup
-		if p.Namespace == namespace && p.Spec.NodeName == "" && sg != nil && sg.PodGroupName != nil && *sg.PodGroupName == name {
+		if p.Spec.NodeName == "" && memberOf(p, namespace, name) {
 			out = append(out, p)
 		}
 	}

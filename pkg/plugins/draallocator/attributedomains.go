@@ -23,7 +23,6 @@ import (
 	"strings"
 	"sync"
 
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -98,10 +97,10 @@ func (d *attributeDomains) placementOf(state fwk.PlacementCycleState, current *f
 // attribute key among the parent placement's nodes, in order of value.
 func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGroupCycleState, group fwk.PodGroupInfo, key string, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
 	name := group.GetNamespace() + "/" + group.GetName()
-	if err := pl.inv.sync(ctx); err != nil {
+	alloc, err := pl.syncedAllocator(ctx)
+	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	alloc := pl.newAllocator()
 	required, err := pl.scheduledAttributeDomain(group, key)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: cannot determine the domain of its scheduled pods' devices: %w", name, err))
@@ -130,7 +129,7 @@ func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGrou
 		placements = append(placements, &fwk.Placement{Name: v, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
-	placements, why, err := pl.keepDomainsThatMayFit(ctx, group, key, true, placements)
+	placements, why, err := pl.keepDomainsThatMayFit(ctx, alloc, group, key, true, placements)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
 	}
@@ -211,9 +210,5 @@ func (pl *DRAAllocator) withinAttributeDomain(cs fwk.CycleState, alloc *allocato
 	if !ok {
 		return alloc
 	}
-	nodes := make([]*v1.Node, 0, len(placement.Nodes))
-	for _, n := range placement.Nodes {
-		nodes = append(nodes, n.Node())
-	}
-	return alloc.WithinDomain(rec.key, rec.values[placement], nodes)
+	return alloc.WithinDomain(rec.key, rec.values[placement], nodeObjects(placement.Nodes))
 }

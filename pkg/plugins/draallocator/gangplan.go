@@ -244,6 +244,15 @@ func placementDomain(pg *schedulingapi.PodGroup, lister fwk.SharedLister) string
 	return fmt.Sprintf(" in %s=%s", c.Topology[0].Key, p.GetPlacement().Name)
 }
 
+// nodeObjects returns the nodes of infos.
+func nodeObjects(infos []fwk.NodeInfo) []*v1.Node {
+	nodes := make([]*v1.Node, 0, len(infos))
+	for _, ni := range infos {
+		nodes = append(nodes, ni.Node())
+	}
+	return nodes
+}
+
 // planGang plans the pod's group over the nodes of the placement being
 // tried with the pod's allocator (every allocation and in-flight one the
 // pod sees).
@@ -269,10 +278,7 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 	if err != nil {
 		return nil, fmt.Errorf("list the placement's nodes: %w", err)
 	}
-	nodes := make([]*v1.Node, 0, len(nodeInfos))
-	for _, ni := range nodeInfos {
-		nodes = append(nodes, ni.Node())
-	}
+	nodes := nodeObjects(nodeInfos)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	pl.orderForPlan(s.alloc, nodes)
 

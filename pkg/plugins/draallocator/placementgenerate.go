@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -91,7 +92,11 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 		placements = append(placements, &fwk.Placement{Name: domain, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
-	placements, why, err := pl.keepDomainsThatMayFit(ctx, group, key, false, placements)
+	alloc, err := pl.syncedAllocator(ctx)
+	if err != nil {
+		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
+	}
+	placements, why, err := pl.keepDomainsThatMayFit(ctx, alloc, group, key, false, placements)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
 	}
@@ -155,21 +160,14 @@ func (pl *DRAAllocator) scheduledPods(group fwk.PodGroupInfo) ([]*v1.Pod, error)
 // what a domain offers, against groupNeed, a lower bound of what the
 // group asks). attribute says the domains are values of the device
 // attribute key. When none is kept, why says so, per domain.
-func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, group fwk.PodGroupInfo, key string, attribute bool, placements []*fwk.Placement) (kept []*fwk.Placement, why string, err error) {
+func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, alloc *allocator.Allocator, group fwk.PodGroupInfo, key string, attribute bool, placements []*fwk.Placement) (kept []*fwk.Placement, why string, err error) {
 	need, err := pl.groupNeed(group)
 	if err != nil || need == 0 {
 		return placements, "", err
 	}
-	if err := pl.inv.sync(ctx); err != nil {
-		return nil, "", err
-	}
-	alloc := pl.newAllocator()
 	var dropped []string
 	for _, p := range placements {
-		nodes := make([]*v1.Node, 0, len(p.Nodes))
-		for _, n := range p.Nodes {
-			nodes = append(nodes, n.Node())
-		}
+		nodes := nodeObjects(p.Nodes)
 		attr, value := "", ""
 		if attribute {
 			attr, value = key, p.Name

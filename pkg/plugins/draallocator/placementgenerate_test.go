@@ -42,6 +42,30 @@ func topologyGroup(key string) *schedulingapi.PodGroup {
 	return pg
 }
 
+// describePlacements reads generated placements as "name: node node",
+// nodes by name.
+func describePlacements(got *fwk.GeneratePlacementsResult) []string {
+	var out []string
+	for _, p := range got.Placements {
+		var nodes []string
+		for _, n := range p.Nodes {
+			nodes = append(nodes, n.Node().Name)
+		}
+		slices.Sort(nodes)
+		out = append(out, fmt.Sprintf("%s: %s", p.Name, strings.Join(nodes, " ")))
+	}
+	return out
+}
+
+// placementNames are the generated placements' names.
+func placementNames(got *fwk.GeneratePlacementsResult) []string {
+	var out []string
+	for _, p := range got.Placements {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
 func TestPlacementsAreGeneratedAsUpstreamsForANodeLabel(t *testing.T) {
 	// Racks b, a and c (names out of order), and a node without a rack.
 	nodes := []*v1.Node{
@@ -96,15 +120,7 @@ func TestPlacementsAreGeneratedAsUpstreamsForANodeLabel(t *testing.T) {
 			if !st.IsSuccess() {
 				t.Fatalf("status %v", st)
 			}
-			var placements []string
-			for _, p := range got.Placements {
-				var names []string
-				for _, n := range p.Nodes {
-					names = append(names, n.Node().Name)
-				}
-				slices.Sort(names)
-				placements = append(placements, fmt.Sprintf("%s: %s", p.Name, strings.Join(names, " ")))
-			}
+			placements := describePlacements(got)
 			if !slices.Equal(placements, tc.want) {
 				t.Errorf("placements\n%s\nwant\n%s", strings.Join(placements, "\n"), strings.Join(tc.want, "\n"))
 			}
@@ -149,14 +165,7 @@ func TestAGangIsPlacedInOneDomainOfADeviceAttribute(t *testing.T) {
 	if !st.IsSuccess() {
 		t.Fatalf("GeneratePlacements: %v", st)
 	}
-	var names []string
-	for _, p := range got.Placements {
-		var ns []string
-		for _, n := range p.Nodes {
-			ns = append(ns, n.Node().Name)
-		}
-		names = append(names, p.Name+": "+strings.Join(ns, " "))
-	}
+	names := describePlacements(got)
 	if want := []string{"nvl-1: node-a", "nvl-2: node-a node-b"}; !slices.Equal(names, want) {
 		t.Fatalf("placements %q, want %q (a node in every domain one of its devices is in)", names, want)
 	}
@@ -215,11 +224,7 @@ func TestDeviceAttributeDomainsArePinnedAndMissingKeysNamed(t *testing.T) {
 			if !st.IsSuccess() {
 				t.Fatalf("status %v", st)
 			}
-			var names []string
-			for _, p := range got.Placements {
-				names = append(names, p.Name)
-			}
-			if !slices.Equal(names, tc.want) {
+			if names := placementNames(got); !slices.Equal(names, tc.want) {
 				t.Errorf("placements %v, want %v", names, tc.want)
 			}
 		})
@@ -305,11 +310,7 @@ func TestDomainsTooSmallForTheGroupsDevicesAreDroppedBeforeAnyPodIsTried(t *test
 			if !st.IsSuccess() {
 				t.Fatalf("status %v", st)
 			}
-			var names []string
-			for _, p := range got.Placements {
-				names = append(names, p.Name)
-			}
-			if !slices.Equal(names, tc.want) {
+			if names := placementNames(got); !slices.Equal(names, tc.want) {
 				t.Errorf("placements %v, want %v", names, tc.want)
 			}
 		})

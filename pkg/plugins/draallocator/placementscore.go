@@ -19,7 +19,6 @@ package draallocator
 import (
 	"context"
 
-	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -85,11 +84,7 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 		// No devices: every placement is the same to this plugin.
 		return 0, nil
 	}
-	nodes := make([]*v1.Node, 0, len(placement.Nodes))
-	for _, ni := range placement.Nodes {
-		nodes = append(nodes, ni.Node())
-	}
-	used, total := alloc.DomainOccupancy(nodes, results)
+	used, total := alloc.DomainOccupancy(nodeObjects(placement.Nodes), results)
 	score := placementScorer{strategy: pl.args.PlacementScoring}.score(used, total)
 	klog.FromContext(ctx).V(4).Info("Scored a placement by its devices", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
 		"placement", placement.Name, "devicesUsed", used, "devices", total, "score", score)

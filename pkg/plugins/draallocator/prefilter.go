@@ -158,6 +158,14 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	return nil, nil
 }
 
+// syncedAllocator syncs the inventory and returns newAllocator's.
+func (pl *DRAAllocator) syncedAllocator(ctx context.Context) (*allocator.Allocator, error) {
+	if err := pl.inv.sync(ctx); err != nil {
+		return nil, err
+	}
+	return pl.newAllocator(), nil
+}
+
 // newAllocator returns an allocator over the inventory and the devices
 // allocated and in flight now; the inventory must be synced.
 func (pl *DRAAllocator) newAllocator() *allocator.Allocator {
