@@ -66,7 +66,8 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency), preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree) or gang (PodGroups whose pods prefer a whole GPU and fall back to a MIG half, on nodes where a gang fits only as halves: gangs placed, groups/s, pod-group cycles and scheduler CPU per gang; default --shape h100-mig, --configs ours,in-tree)")
 	fs.IntVar(&f.opts.GangSize, "gang-size", d.GangSize, "with --workload gang: pods per gang, each PodGroup's gang minCount")
 	fs.IntVar(&f.opts.Gangs, "gangs", 0, "with --workload gang: gangs per run (default: as many as the nodes' device parts hold; one per node with --gang-placement own-node)")
-	fs.StringVar(&f.gangPlacement, "gang-placement", string(d.GangPlacement), "with --workload gang: own-node (each gang's pods select a node of their own, where the gang fits only if most pods take a part) or any (gangs go anywhere and compete for the devices)")
+	fs.StringVar(&f.gangPlacement, "gang-placement", string(d.GangPlacement), "with --workload gang: own-node (each gang's pods select a node of their own, where the gang fits only if most pods take a part), any (gangs go anywhere and compete for the devices) or rack (each gang in one rack of --rack-size nodes: a PodGroup topology constraint, TopologyAwareWorkloadScheduling on)")
+	fs.IntVar(&f.opts.RackSize, "rack-size", 0, fmt.Sprintf("with --workload gang and --gang-placement rack or any: nodes per rack (label %s; default %d with rack); every fourth rack is partly used before the gangs, pods ask for one whole device, gangs default to one per free rack, and TopologyAwareWorkloadScheduling is on, so that any and rack differ only in the constraint", schedbench.RackLabel, schedbench.DefaultRackSize))
 	fs.DurationVar(&f.opts.GangTimeout, "gang-timeout", d.GangTimeout, "with --workload gang: how long to wait for the gangs of one run; those still pending are reported (in-tree's strand their pods), not an error")
 	fs.IntVar(&f.opts.Preemptors, "preemptors", 0, "with --workload preemption: preemptors per run, a quarter each needing 1, 2, 4 and 8 devices (default: one per 4 nodes; at most one per node)")
 	fs.DurationVar(&f.opts.PreemptionTimeout, "preemption-timeout", d.PreemptionTimeout, "with --workload preemption: how long to wait for the preemptors of one run; those still pending are reported (in-tree's cannot preempt for devices), not an error")
@@ -231,8 +232,10 @@ func (f *schedulerFlags) complete() error {
 		return errors.New("--preemptors and --preemption-timeout go with --workload preemption")
 	case f.opts.Preemptors < 0:
 		return fmt.Errorf("--preemptors %d: want at least 1", f.opts.Preemptors)
-	case !gang && (f.opts.GangSize != d.GangSize || f.opts.Gangs != 0 || f.gangPlacement != string(d.GangPlacement) || f.opts.GangTimeout != d.GangTimeout):
-		return errors.New("--gang-size, --gangs, --gang-placement and --gang-timeout go with --workload gang")
+	case !gang && (f.opts.GangSize != d.GangSize || f.opts.Gangs != 0 || f.gangPlacement != string(d.GangPlacement) || f.opts.GangTimeout != d.GangTimeout || f.opts.RackSize != 0):
+		return errors.New("--gang-size, --gangs, --gang-placement, --gang-timeout and --rack-size go with --workload gang")
+	case f.opts.RackSize < 0:
+		return fmt.Errorf("--rack-size %d: want at least 1", f.opts.RackSize)
 	case f.opts.GangSize < 2:
 		return fmt.Errorf("--gang-size %d: want at least 2", f.opts.GangSize)
 	case f.opts.Gangs < 0:
@@ -380,11 +383,17 @@ each gang on a node of its own where it fits only as halves, and reports
 the gangs placed, groups placed per second, the scheduler's pod-group
 cycles and CPU per gang, and creation→bound latency per gang (ours and
 in-tree, which chooses pod by pod and strands the gangs; see README).
+With --gang-placement rack the nodes are in racks (--rack-size, 18 nodes
+of 4 GPUs by default, as an NVL72 rack), every fourth partly used, and
+each gang's pods, of one whole GPU each, must share a rack: it reports
+the placements kube-scheduler tried per gang besides; --gang-placement
+any --rack-size 18 runs the same gangs without the constraint.
 
 Examples:
   dra-bench scheduler                                   # 100 and 500 nodes, 1 pod per node
   dra-bench scheduler --workload preemption --shape h100 --nodes 20 --configs ours,in-tree
   dra-bench scheduler --workload gang --nodes 50
+  dra-bench scheduler --workload gang --gang-placement rack --gang-size 36 --gangs 20 --nodes 5000
   dra-bench scheduler --nodes 100,500,1000 --pods 500 --chart out.svg
   dra-bench scheduler --shape h100 --nodes 5000 --pods 5000 --format json > h100-5000.json
   dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree

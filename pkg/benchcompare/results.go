@@ -239,6 +239,8 @@ type gangResult struct {
 	CyclesPerGang     float64          `json:"cyclesPerGang"`
 	CycleSeconds      float64          `json:"cycleSeconds"`
 	CPUSecondsPerGang float64          `json:"schedulerCPUSecondsPerGang"`
+	RackSize          int              `json:"rackSize"`
+	PlacementsPerGang float64          `json:"placementsPerGang"`
 }
 
 // preemptionResult is schedbench.PreemptionResult's JSON form.
@@ -305,8 +307,12 @@ func gangMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, st
 	if g == nil {
 		g = &gangResult{}
 	}
-	name := fmt.Sprintf("Scheduler/workload=gang/shape=%s/placement=%s/gang-size=%d/gangs=%d/nodes=%d/config=%s",
-		benchPart(s.Shape), benchPart(g.Placement), g.GangSize, g.Gangs, res.Nodes, benchPart(res.Config))
+	racks := ""
+	if g.RackSize > 0 {
+		racks = fmt.Sprintf("/rack-size=%d", g.RackSize)
+	}
+	name := fmt.Sprintf("Scheduler/workload=gang/shape=%s/placement=%s%s/gang-size=%d/gangs=%d/nodes=%d/config=%s",
+		benchPart(s.Shape), benchPart(g.Placement), racks, g.GangSize, g.Gangs, res.Nodes, benchPart(res.Config))
 	if g.Gangs == 0 {
 		return name, nil, "no gang created"
 	}
@@ -320,6 +326,9 @@ func gangMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, st
 			Metric{"gang-p99-ns", g.Latency.P99Ns})
 	}
 	metrics = append(metrics, Metric{"cycles/gang", g.CyclesPerGang})
+	if g.PlacementsPerGang > 0 {
+		metrics = append(metrics, Metric{"placements/gang", g.PlacementsPerGang})
+	}
 	if g.Cycles > 0 {
 		metrics = append(metrics, Metric{"ns/cycle", g.CycleSeconds * 1e9 / g.Cycles})
 	}

@@ -35,6 +35,9 @@ const SchedulerName = "dra-bench-scheduler"
 const (
 	inTreePlugin            = "DynamicResources"
 	defaultPreemptionPlugin = "DefaultPreemption"
+	// placementGenerator is kube-scheduler's generator of a pod group's
+	// topology placements, whose place DRAAllocator takes.
+	placementGenerator = "TopologyPlacementGenerator"
 )
 
 // SchedulerConfig returns the KubeSchedulerConfiguration (YAML) of a
@@ -43,7 +46,10 @@ const (
 // DRAAllocator and disables DynamicResources at multiPoint and, as the
 // shipped ConfigMap, moves DefaultPreemption after DRAAllocator, whose
 // PostFilter must run first for preemption for devices (see
-// pkg/plugins/draallocator/README.md); in-tree and no-claims keep the
+// pkg/plugins/draallocator/README.md); it also generates a pod group's
+// topology placements in place of TopologyPlacementGenerator and scores
+// them at weight 2, as the shipped ConfigMap does (both matter only with
+// TopologyAwareWorkloadScheduling on). In-tree and no-claims keep the
 // default plugins.
 func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]byte, error) {
 	profile := map[string]any{"schedulerName": SchedulerName}
@@ -52,7 +58,11 @@ func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]b
 		profile["plugins"] = map[string]any{
 			"multiPoint": map[string]any{
 				"enabled":  []any{map[string]any{"name": draallocator.Name}, map[string]any{"name": defaultPreemptionPlugin}},
-				"disabled": []any{map[string]any{"name": inTreePlugin}, map[string]any{"name": defaultPreemptionPlugin}},
+				"disabled": []any{map[string]any{"name": inTreePlugin}, map[string]any{"name": defaultPreemptionPlugin},
+					map[string]any{"name": placementGenerator}},
+			},
+			"placementScore": map[string]any{
+				"enabled": []any{map[string]any{"name": draallocator.Name, "weight": 2}},
 			},
 		}
 	case ConfigInTree, ConfigNoClaims:

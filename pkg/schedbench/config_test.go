@@ -88,6 +88,15 @@ func TestSchedulerConfigDecodes(t *testing.T) {
 				if ours < 0 || preemption < ours {
 					t.Errorf("DefaultPreemption is not enabled after DRAAllocator; multiPoint %+v", mp)
 				}
+				// DRAAllocator generates placements: upstream's generator
+				// must be off, and device packing weighs 2 among them.
+				if !slices.ContainsFunc(mp.Disabled, func(p schedconfig.Plugin) bool { return p.Name == placementGenerator }) {
+					t.Errorf("%s is not disabled; multiPoint %+v", placementGenerator, mp)
+				}
+				ps := cfg.Profiles[0].Plugins.PlacementScore.Enabled
+				if !slices.ContainsFunc(ps, func(p schedconfig.Plugin) bool { return p.Name == "DRAAllocator" && p.Weight == 2 }) {
+					t.Errorf("placementScore enabled %+v, want DRAAllocator at weight 2", ps)
+				}
 			}
 		})
 	}

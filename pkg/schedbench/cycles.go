@@ -33,6 +33,13 @@ const (
 	podGroupAttemptsMetric = "scheduler_podgroup_schedule_attempts_total"
 	podGroupSecondsMetric  = "scheduler_podgroup_scheduling_attempt_duration_seconds_sum"
 	podAttemptsMetric      = "scheduler_schedule_attempts_total"
+	// With TopologyAwareWorkloadScheduling on, a pod-group cycle of a
+	// group with a topology constraint generates candidate placements
+	// (scheduler_generated_placements_total) and evaluates them one by
+	// one (scheduler_placement_evaluations_total, by result feasible or
+	// infeasible).
+	generatedPlacementsMetric  = "scheduler_generated_placements_total"
+	placementEvaluationsMetric = "scheduler_placement_evaluations_total"
 )
 
 // cycles are scheduling cycles counted by the scheduler since it started.
@@ -44,6 +51,9 @@ type cycles struct {
 	// pods are pod attempts: single pods' cycles and the members each
 	// pod-group cycle tried.
 	pods float64
+	// placements are the candidate placements generated,
+	// feasiblePlacements those evaluated where the group fit.
+	placements, feasiblePlacements float64
 }
 
 // readCycles scrapes the scheduler's cycles of the benchmark's profile.
@@ -51,28 +61,33 @@ type cycles struct {
 func readCycles(ctx context.Context, sched *child) (cycles, error) {
 	client := loopbackClient()
 	defer client.CloseIdleConnections()
-	series, err := scrape(ctx, client, sched.port, podGroupAttemptsMetric, podGroupSecondsMetric, podAttemptsMetric)
+	series, err := scrape(ctx, client, sched.port, podGroupAttemptsMetric, podGroupSecondsMetric, podAttemptsMetric,
+		generatedPlacementsMetric, placementEvaluationsMetric)
 	if err != nil {
 		return cycles{}, fmt.Errorf("read the scheduler's cycles from /metrics: %w", err)
 	}
 	profile := fmt.Sprintf("profile=%q", SchedulerName)
 	return cycles{
-		groups:        sumSeries(series, podGroupAttemptsMetric, profile),
-		scheduled:     sumSeries(series, podGroupAttemptsMetric, profile, `result="scheduled"`),
-		unschedulable: sumSeries(series, podGroupAttemptsMetric, profile, `result="unschedulable"`),
-		groupSeconds:  sumSeries(series, podGroupSecondsMetric, profile),
-		pods:          sumSeries(series, podAttemptsMetric, profile),
+		groups:             sumSeries(series, podGroupAttemptsMetric, profile),
+		scheduled:          sumSeries(series, podGroupAttemptsMetric, profile, `result="scheduled"`),
+		unschedulable:      sumSeries(series, podGroupAttemptsMetric, profile, `result="unschedulable"`),
+		groupSeconds:       sumSeries(series, podGroupSecondsMetric, profile),
+		pods:               sumSeries(series, podAttemptsMetric, profile),
+		placements:         sumSeries(series, generatedPlacementsMetric, profile),
+		feasiblePlacements: sumSeries(series, placementEvaluationsMetric, profile, `result="feasible"`),
 	}, nil
 }
 
 // minus returns the cycles since earlier.
 func (c cycles) minus(earlier cycles) cycles {
 	return cycles{
-		groups:        c.groups - earlier.groups,
-		scheduled:     c.scheduled - earlier.scheduled,
-		unschedulable: c.unschedulable - earlier.unschedulable,
-		groupSeconds:  c.groupSeconds - earlier.groupSeconds,
-		pods:          c.pods - earlier.pods,
+		groups:             c.groups - earlier.groups,
+		scheduled:          c.scheduled - earlier.scheduled,
+		unschedulable:      c.unschedulable - earlier.unschedulable,
+		groupSeconds:       c.groupSeconds - earlier.groupSeconds,
+		pods:               c.pods - earlier.pods,
+		placements:         c.placements - earlier.placements,
+		feasiblePlacements: c.feasiblePlacements - earlier.feasiblePlacements,
 	}
 }
 

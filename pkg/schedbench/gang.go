@@ -80,24 +80,32 @@ const (
 	// GangAnyNode: the pods may go to any node; the gangs compete for the
 	// cluster's devices.
 	GangAnyNode GangPlacement = "any"
+	// GangRack: each gang's pods go to one rack of nodes (a PodGroup
+	// topology constraint on RackLabel; see gang_racks.go).
+	GangRack GangPlacement = "rack"
 )
 
 // ParseGangPlacement returns the placement of that name.
 func ParseGangPlacement(name string) (GangPlacement, error) {
 	switch p := GangPlacement(name); p {
-	case GangOwnNode, GangAnyNode:
+	case GangOwnNode, GangAnyNode, GangRack:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown gang placement %q (want %s or %s)", name, GangOwnNode, GangAnyNode)
+	return "", fmt.Errorf("unknown gang placement %q (want %s, %s or %s)", name, GangOwnNode, GangAnyNode, GangRack)
 }
 
 // workloadFeatureGates are the gates the workload's objects need: on in
-// the in-process control plane and in every scheduler.
+// the in-process control plane and in every scheduler. Gangs in racks
+// turn topology-aware workload scheduling on, with or without their
+// constraint, so that the two differ in the constraint only.
 func (o *Options) workloadFeatureGates() FeatureGates {
-	if o.Workload == WorkloadGang {
-		return FeatureGates{string(features.GenericWorkload): true}
+	switch {
+	case o.Workload != WorkloadGang:
+		return nil
+	case o.GangPlacement == GangRack || o.RackSize > 0:
+		return FeatureGates{string(features.GenericWorkload): true, string(features.TopologyAwareWorkloadScheduling): true}
 	}
-	return nil
+	return FeatureGates{string(features.GenericWorkload): true}
 }
 
 // workloadAPIServerFlags are the in-process kube-apiserver's flags the
@@ -125,13 +133,16 @@ func (o *Options) partsPerNode() int {
 }
 
 // gangsFor is the number of gangs at cluster size n: Gangs, or as many
-// as the nodes' parts hold (one per node with GangOwnNode).
+// as the nodes' parts hold (one per node with GangOwnNode, one per free
+// rack in racks).
 func (o *Options) gangsFor(n int) int {
 	switch {
 	case o.Gangs > 0:
 		return o.Gangs
 	case o.GangPlacement == GangOwnNode:
 		return n
+	case o.racked():
+		return o.freeRacks(n)
 	}
 	return n * o.partsPerNode() / o.GangSize
 }
@@ -148,16 +159,23 @@ func (o *Options) completeGang() error {
 	if err := o.completeOwnPods("it turns GenericWorkload on and serves scheduling.k8s.io/v1beta1", "plans devices", "the gangs and their size"); err != nil {
 		return err
 	}
+	if _, err := ParseGangPlacement(string(o.GangPlacement)); err != nil {
+		return err
+	}
 	switch {
-	case o.Shape.Partition == nil:
-		return fmt.Errorf("shape %s announces no parts of its devices for a gang's pods to fall back to (want one of %s)", o.Shape.Name, strings.Join(withParts, ", "))
 	case o.GangSize < 2:
 		return fmt.Errorf("gang size %d: want at least 2 pods", o.GangSize)
 	case o.Gangs < 0:
 		return fmt.Errorf("%d gangs: want at least 1, or 0 for as many as the cluster holds", o.Gangs)
 	}
-	if _, err := ParseGangPlacement(string(o.GangPlacement)); err != nil {
+	if err := o.completeRacks(); err != nil {
 		return err
+	}
+	switch {
+	case o.racked():
+		return nil // whole devices of any shape; completeRacks checked the sizes
+	case o.Shape.Partition == nil:
+		return fmt.Errorf("shape %s announces no parts of its devices for a gang's pods to fall back to (want one of %s)", o.Shape.Name, strings.Join(withParts, ", "))
 	}
 	perNode, parts := o.Shape.DevicesPerNode, o.partsPerNode()
 	if o.GangPlacement == GangOwnNode && (o.GangSize <= perNode || o.GangSize > parts) {
@@ -207,18 +225,34 @@ func gangMembers(gangs, size int) [][]string {
 	return members
 }
 
+// gangTemplate is the claim template of a gang pod: whole devices in
+// racks, else a whole device or a part.
+func (o *Options) gangTemplate() string {
+	if o.racked() {
+		return templateName
+	}
+	return gangTemplateName
+}
+
 // createGangObjects creates the claim template and a gang PodGroup per
-// gang, its minCount the gang's size.
-func createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, members [][]string, workers int) error {
-	if err := createTemplate(ctx, client, namespace, gangTemplateName, gangClaimSpec(s)); err != nil {
+// gang, its minCount the gang's size, with the gangs' constraints.
+func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, members [][]string) error {
+	spec := gangClaimSpec(o.Shape)
+	if o.racked() {
+		spec = claimSpec(o.Shape)
+	}
+	if err := createTemplate(ctx, client, namespace, o.gangTemplate(), spec); err != nil {
 		return err
 	}
-	return Parallel(ctx, len(members), workers, func(ctx context.Context, g int) error {
+	return Parallel(ctx, len(members), o.Writers, func(ctx context.Context, g int) error {
 		group := &schedulingapi.PodGroup{
 			ObjectMeta: metav1.ObjectMeta{Name: podName(gangGroup, g), Namespace: namespace},
-			Spec: schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{
-				Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(len(members[g]))},
-			}},
+			Spec: schedulingapi.PodGroupSpec{
+				SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{
+					Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(len(members[g]))},
+				},
+				SchedulingConstraints: o.gangConstraints(),
+			},
 		}
 		if _, err := client.SchedulingV1beta1().PodGroups(namespace).Create(ctx, group, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create PodGroup %s/%s: %w", namespace, group.Name, err)
@@ -227,11 +261,11 @@ func createGangObjects(ctx context.Context, client kubernetes.Interface, namespa
 	})
 }
 
-// makeGangPod returns pod name of PodGroup group, its claim from the gang
+// makeGangPod returns pod name of PodGroup group, its claim from
 // template, on node when it is not empty.
-func makeGangPod(name, namespace, group, node string) *v1.Pod {
+func makeGangPod(name, namespace, group, template, node string) *v1.Pod {
 	pod := makePod(name, namespace, ConfigOurs, ClaimsTemplate)
-	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(gangTemplateName)
+	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(template)
 	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
 	if node != "" {
 		pod.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
@@ -247,7 +281,12 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	members := gangMembers(o.gangsFor(n), o.GangSize)
 	all := slices.Concat(members...)
 	res.Pods = len(all)
-	res.Gang = &GangResult{Placement: o.GangPlacement, GangSize: o.GangSize, Gangs: len(members), Part: o.Shape.Partition.Name}
+	res.Gang = &GangResult{Placement: o.GangPlacement, GangSize: o.GangSize, Gangs: len(members)}
+	if o.racked() {
+		res.Gang.RackSize, res.Gang.Racks = o.RackSize, o.racks(n)
+	} else {
+		res.Gang.Part = o.Shape.Partition.Name
+	}
 
 	setupStart := time.Now()
 	tgt, cluster, err := o.startInProcess(ctx, n, &res)
@@ -256,7 +295,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if err := createGangObjects(ctx, client, ns, o.Shape, members, o.Writers); err != nil {
+	if err := o.createGangObjects(ctx, client, ns, members); err != nil {
 		return res, err
 	}
 	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart,
@@ -266,6 +305,9 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	}
 	defer sched.stop()
 	defer rec.Stop()
+	if err := o.fillRacks(ctx, client, rec, sched, ns, cluster, label, res.Gang); err != nil {
+		return res, err
+	}
 
 	before, err := sched.usage()
 	if err != nil {
@@ -282,7 +324,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 		if o.GangPlacement == GangOwnNode {
 			node = cluster.Nodes[g].Name
 		}
-		return makeGangPod(all[i], ns, podName(gangGroup, g), node)
+		return makeGangPod(all[i], ns, podName(gangGroup, g), o.gangTemplate(), node)
 	}); err != nil {
 		return res, err
 	}
@@ -312,7 +354,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	check, err := res.recordClaims(cctx, client, ns, waitErr)
-	res.Gang.WholeDevices = check.requests[requestName+"/"+wholeSubrequest]
+	res.Gang.WholeDevices = check.requests[requestName+"/"+wholeSubrequest] + check.requests[requestName] - res.Gang.FillerPods
 	res.Gang.PartDevices = check.requests[requestName+"/"+partSubrequest]
 	return res, err
 }

@@ -35,7 +35,13 @@ type GangResult struct {
 	Placement GangPlacement `json:"placement"`
 	GangSize  int           `json:"gangSize"`
 	Gangs     int           `json:"gangs"`
-	Part      string        `json:"part"`
+	Part      string        `json:"part,omitempty"`
+	// RackSize is the nodes of a rack and Racks their number when the
+	// nodes are in racks (Options.RackSize); FillerPods took one device
+	// each in the partly used racks before the gangs.
+	RackSize   int `json:"rackSize,omitempty"`
+	Racks      int `json:"racks,omitempty"`
+	FillerPods int `json:"fillerPods,omitempty"`
 	// Placed gangs have every pod bound; Partial ones some but not all
 	// (a gang's pods run together or not at all: must be 0).
 	Placed  int `json:"placed"`
@@ -55,12 +61,21 @@ type GangResult struct {
 	// are the pod attempts kube-scheduler counted
 	// (scheduler_schedule_attempts_total): one per member of every
 	// pod-group cycle, as the gangs' pods have no cycles of their own.
-	Cycles        int64   `json:"cycles"`
-	Scheduled     int64   `json:"cyclesScheduled"`
-	Unschedulable int64   `json:"cyclesUnschedulable"`
-	CyclesPerGang float64 `json:"cyclesPerGang"`
-	CycleSeconds  float64 `json:"cycleSeconds"`
-	PodCycles     int64   `json:"podCycles"`
+	//
+	// Placements are the candidate placements the scheduler generated
+	// for them (scheduler_generated_placements_total, with
+	// TopologyAwareWorkloadScheduling on), FeasiblePlacements of them
+	// those where the gang fit (scheduler_placement_evaluations_total);
+	// PlacementsPerGang is Placements / Gangs.
+	Cycles             int64   `json:"cycles"`
+	Scheduled          int64   `json:"cyclesScheduled"`
+	Unschedulable      int64   `json:"cyclesUnschedulable"`
+	CyclesPerGang      float64 `json:"cyclesPerGang"`
+	CycleSeconds       float64 `json:"cycleSeconds"`
+	PodCycles          int64   `json:"podCycles"`
+	Placements         int64   `json:"placements,omitempty"`
+	FeasiblePlacements int64   `json:"feasiblePlacements,omitempty"`
+	PlacementsPerGang  float64 `json:"placementsPerGang,omitempty"`
 	// CPUSecondsPerGang is Result.SchedulerCPUSeconds / Gangs: the
 	// scheduler tries every gang, placed or not, until the run ends.
 	CPUSecondsPerGang float64 `json:"schedulerCPUSecondsPerGang"`
@@ -74,8 +89,10 @@ type GangResult struct {
 func (g *GangResult) setCycles(c cycles) {
 	g.Cycles, g.Scheduled, g.Unschedulable = int64(c.groups), int64(c.scheduled), int64(c.unschedulable)
 	g.CycleSeconds, g.PodCycles = c.groupSeconds, int64(c.pods)
+	g.Placements, g.FeasiblePlacements = int64(c.placements), int64(c.feasiblePlacements)
 	if g.Gangs > 0 {
 		g.CyclesPerGang = c.groups / float64(g.Gangs)
+		g.PlacementsPerGang = c.placements / float64(g.Gangs)
 	}
 }
 
@@ -121,8 +138,10 @@ func (r Result) gangProblem() string {
 		return fmt.Sprintf("%d gangs have only some of their pods bound", g.Partial)
 	case r.Config != ConfigInTree && g.Placement == GangOwnNode && g.Placed < g.Gangs:
 		return fmt.Sprintf("only %d of %d gangs placed, each on a node where its devices fit jointly", g.Placed, g.Gangs)
-	case r.ClaimsAllocated != r.Bound:
-		return fmt.Sprintf("%d claims allocated for %d bound pods: a pending gang holds devices", r.ClaimsAllocated, r.Bound)
+	case g.Racks > 0 && g.Placed < g.Gangs:
+		return fmt.Sprintf("only %d of %d gangs placed, though every gang fits a free rack", g.Placed, g.Gangs)
+	case r.ClaimsAllocated != r.Bound+g.FillerPods:
+		return fmt.Sprintf("%d claims allocated for %d bound pods and %d fillers: a pending gang holds devices", r.ClaimsAllocated, r.Bound, g.FillerPods)
 	}
 	return ""
 }
@@ -140,16 +159,19 @@ func (r Result) gangSummary() string {
 // results. time is GangResult.SpanNs.
 func (rep *Report) writeGangTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tgangs\tplaced\tpods bound\ttime\tgroups/s\tcycles\tcycles/gang\tms/cycle\tsched CPU s\tCPU ms/gang\tgang p50\tgang p99\twhole\tparts\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tgangs\tplaced\tpods bound\ttime\tgroups/s\tcycles\tcycles/gang\tplacements/gang\tms/cycle\tsched CPU s\tCPU ms/gang\tgang p50\tgang p99\twhole\tparts\t")
 	for _, r := range rep.Results {
 		g := r.gangOrEmpty()
-		msPerCycle := "-"
+		msPerCycle, placements := "-", "-"
 		if g.Cycles > 0 {
 			msPerCycle = fmtFloat(1000 * g.CycleSeconds / float64(g.Cycles))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n",
+		if g.Placements > 0 {
+			placements = fmt.Sprintf("%s (%s feasible)", fmtFloat(g.PlacementsPerGang), fmtFloat(float64(g.FeasiblePlacements)/float64(g.Gangs)))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n",
 			r.Nodes, r.Config, g.Gangs, g.Placed, r.Bound, fmtNs(g.SpanNs, g.Placed), fmtFloat(g.GroupsPerSecond),
-			g.Cycles, fmtFloat(g.CyclesPerGang), msPerCycle, fmtFloat(r.SchedulerCPUSeconds),
+			g.Cycles, fmtFloat(g.CyclesPerGang), placements, msPerCycle, fmtFloat(r.SchedulerCPUSeconds),
 			fmtMillis(time.Duration(g.CPUSecondsPerGang*float64(time.Second))),
 			fmtNs(g.Latency.P50Ns, g.Placed), fmtNs(g.Latency.P99Ns, g.Placed), g.WholeDevices, g.PartDevices)
 	}

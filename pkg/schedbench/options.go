@@ -242,6 +242,11 @@ type Options struct {
 	Gangs         int
 	GangPlacement GangPlacement
 	GangTimeout   time.Duration
+	// RackSize puts the gang workload's nodes in racks of that many
+	// nodes, some partly used, and its pods ask for whole devices
+	// (gang_racks.go); 0 means no racks, or DefaultRackSize with
+	// GangRack.
+	RackSize int
 	// Sizes are the cluster sizes (node counts), measured in this order.
 	Sizes []int
 	// Configs are measured in this order for every size.

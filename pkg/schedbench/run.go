@@ -370,6 +370,9 @@ func (r *Result) recordClaims(ctx context.Context, client kubernetes.Interface, 
 // the target.
 func (o *Options) startInProcess(ctx context.Context, n int, res *Result) (*target, inventorygen.Cluster, error) {
 	cluster := o.Shape.Cluster(n)
+	if o.racked() {
+		cluster = o.withRacks(cluster)
+	}
 	tgt, err := o.startTarget(ctx)
 	if err != nil {
 		return nil, cluster, err
