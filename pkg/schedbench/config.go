@@ -57,7 +57,7 @@ func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]b
 	case ConfigOurs:
 		profile["plugins"] = map[string]any{
 			"multiPoint": map[string]any{
-				"enabled":  []any{map[string]any{"name": draallocator.Name}, map[string]any{"name": defaultPreemptionPlugin}},
+				"enabled": []any{map[string]any{"name": draallocator.Name}, map[string]any{"name": defaultPreemptionPlugin}},
 				"disabled": []any{map[string]any{"name": inTreePlugin}, map[string]any{"name": defaultPreemptionPlugin},
 					map[string]any{"name": placementGenerator}},
 			},
