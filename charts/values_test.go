@@ -171,14 +171,14 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			set("plugin.weight", 10),
 			set("plugin.placementWeight", 5),
 			set("plugin.args", map[string]any{"filterTimeout": "0s", "bindingTimeout": "5m", "scoringStrategy": map[string]any{"type": "MostAllocated"},
-				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading"}),
+				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading", "maxPlacements": 0}),
 		), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			want := draconfig.DRAAllocatorArgs{
 				FilterTimeout: metav1.Duration{}, BindingTimeout: metav1.Duration{Duration: 5 * time.Minute},
 				ScoringStrategy:       draconfig.ScoringStrategy{Type: draconfig.MostAllocated},
 				DeviceSelectionPolicy: draconfig.Packing, Preemption: draconfig.PreemptionDisabled,
-				PlacementScoring: draconfig.PlacementSpreading,
+				PlacementScoring: draconfig.PlacementSpreading, MaxPlacements: 0,
 			}
 			if d := cmp.Diff(want, *args); d != "" {
 				t.Errorf("DRAAllocator args (-want +got):\n%s", d)
@@ -194,7 +194,7 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			}
 		}},
 		{"null plugin args are left to the plugin's defaults", set("plugin.args", map[string]any{"filterTimeout": nil, "bindingTimeout": nil,
-			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil, "placementScoring": nil}), func(t *testing.T, r rendering) {
+			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil, "placementScoring": nil, "maxPlacements": nil}), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			if !strings.Contains(raw, "args: {}") {
 				t.Errorf("the DRAAllocator args are not empty:\n%s", raw)

@@ -86,6 +86,13 @@ limitations under the License.
 //     order and only where pkg/nodecheck lets a pod go. The plan lives in
 //     the pod-group cycle state, apart from stateData, which only points
 //     at it.
+//   - Topology (TopologyAwareWorkloadScheduling, docs/design/topology.md):
+//     GeneratePlacements gives a group's domains (node-label values as
+//     upstream, or device-attribute values), drops those whose free
+//     devices cannot cover the group, and on a group's first attempt keeps
+//     at most maxPlacements, the ones its devices fit best
+//     (placementlimit.go); ScorePlacement ranks the feasible ones by the
+//     devices in use once the group has its own.
 //   - Devices that are node cpu, memory or hugepages, or cost some
 //     (DRANodeAllocatableResources, nodeallocatable.go over package
 //     nodeallocatable), are checked with the pod's requests against the
@@ -138,6 +145,7 @@ limitations under the License.
 //	NormalizeScore
 //	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods);
 //	                    attributedomains.go   w attributeDomains (device-attribute keys)
+//	                    placementlimit.go     r the PodGroup's status; no state of its own
 //	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
 //	NormalizePlacement-                   no state of its own
 //	Score

@@ -42,6 +42,11 @@ type DRAAllocatorArgs struct {
 	// PlacementScoring chooses how the plugin ranks the placements
 	// (topology domains) a pod group may go to, by their devices.
 	PlacementScoring PlacementScoringType
+	// MaxPlacements bounds the placements the plugin generates for a pod
+	// group with a topology constraint on its first attempt: the domains
+	// that may fit which PlacementScoring ranks first by the devices in
+	// use. After a failed attempt, or when 0, every domain that may fit.
+	MaxPlacements int32
 }
 
 // ScoringStrategy selects how the plugin scores nodes.

@@ -39,6 +39,7 @@ func args(filter, binding time.Duration, s config.ScoringStrategyType, p config.
 		DeviceSelectionPolicy: p,
 		Preemption:            config.PreemptionEnabled,
 		PlacementScoring:      config.PlacementPacking,
+		MaxPlacements:         10,
 	}
 }
 

@@ -43,6 +43,7 @@ func Convert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocatorArgs
 	out.DeviceSelectionPolicy = config.DeviceSelectionPolicy(ptr.Deref(in.DeviceSelectionPolicy, ""))
 	out.Preemption = config.PreemptionMode(ptr.Deref(in.Preemption, ""))
 	out.PlacementScoring = config.PlacementScoringType(ptr.Deref(in.PlacementScoring, ""))
+	out.MaxPlacements = ptr.Deref(in.MaxPlacements, 0)
 	return nil
 }
 
@@ -60,6 +61,7 @@ func Convert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAlloca
 	out.DeviceSelectionPolicy = ptr.To(DeviceSelectionPolicy(in.DeviceSelectionPolicy))
 	out.Preemption = ptr.To(PreemptionMode(in.Preemption))
 	out.PlacementScoring = ptr.To(PlacementScoringType(in.PlacementScoring))
+	out.MaxPlacements = ptr.To(in.MaxPlacements)
 	return nil
 }
 

@@ -53,6 +53,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			DeviceSelectionPolicy: config.FirstFit,
 			Preemption:            config.PreemptionEnabled,
 			PlacementScoring:      config.PlacementPacking,
+			MaxPlacements:         10,
 		},
 	}, {
 		name: "non-default values survive the round trip",
@@ -63,6 +64,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			DeviceSelectionPolicy: config.Packing,
 			Preemption:            config.PreemptionDisabled,
 			PlacementScoring:      config.PlacementPacking,
+			MaxPlacements:         10,
 		},
 	}, {
 		name: "a zero filter timeout survives the round trip instead of being re-defaulted",
@@ -72,6 +74,7 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 			DeviceSelectionPolicy: config.FirstFit,
 			Preemption:            config.PreemptionEnabled,
 			PlacementScoring:      config.PlacementPacking,
+			MaxPlacements:         10,
 		},
 	}}
 	s := newTestScheme(t)
@@ -108,6 +111,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		DeviceSelectionPolicy: policy(Packing),
 		Preemption:            preemption(PreemptionDisabled),
 		PlacementScoring:      placementScoring(PlacementPacking),
+		MaxPlacements:         maxPlacements(10),
 	}
 	got := &config.DRAAllocatorArgs{}
 	if err := s.Convert(in, got, nil); err != nil {
@@ -120,6 +124,7 @@ func TestV1ToInternalConvertsEveryField(t *testing.T) {
 		DeviceSelectionPolicy: config.Packing,
 		Preemption:            config.PreemptionDisabled,
 		PlacementScoring:      config.PlacementPacking,
+		MaxPlacements:         10,
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("unexpected internal args (-want +got):\n%s", diff.Diff(want, got))

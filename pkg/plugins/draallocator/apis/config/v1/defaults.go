@@ -19,6 +19,8 @@ package v1
 import (
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -39,6 +41,8 @@ const (
 	DefaultPreemption = PreemptionEnabled
 	// DefaultPlacementScoring is the default placementScoring.
 	DefaultPlacementScoring = PlacementPacking
+	// DefaultMaxPlacements is the default maxPlacements.
+	DefaultMaxPlacements int32 = 10
 )
 
 // SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
@@ -68,5 +72,8 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.PlacementScoring == nil {
 		p := DefaultPlacementScoring
 		obj.PlacementScoring = &p
+	}
+	if obj.MaxPlacements == nil {
+		obj.MaxPlacements = ptr.To(DefaultMaxPlacements)
 	}
 }

@@ -34,6 +34,7 @@ func strategy(t ScoringStrategyType) *ScoringStrategy {
 func policy(p DeviceSelectionPolicy) *DeviceSelectionPolicy         { return &p }
 func preemption(m PreemptionMode) *PreemptionMode                   { return &m }
 func placementScoring(p PlacementScoringType) *PlacementScoringType { return &p }
+func maxPlacements(n int32) *int32                                  { return &n }
 
 func defaulted() *DRAAllocatorArgs {
 	return &DRAAllocatorArgs{
@@ -43,6 +44,7 @@ func defaulted() *DRAAllocatorArgs {
 		DeviceSelectionPolicy: policy(FirstFit),
 		Preemption:            preemption(PreemptionEnabled),
 		PlacementScoring:      placementScoring(PlacementPacking),
+		MaxPlacements:         maxPlacements(10),
 	}
 }
 
@@ -72,6 +74,7 @@ func TestSetDefaults(t *testing.T) {
 			DeviceSelectionPolicy: policy(FirstFit),
 			Preemption:            preemption(PreemptionEnabled),
 			PlacementScoring:      placementScoring(PlacementPacking),
+			MaxPlacements:         maxPlacements(10),
 		},
 	}, {
 		name: "an explicit zero filter timeout is kept because it disables the limit",
@@ -83,7 +86,12 @@ func TestSetDefaults(t *testing.T) {
 			DeviceSelectionPolicy: policy(FirstFit),
 			Preemption:            preemption(PreemptionEnabled),
 			PlacementScoring:      placementScoring(PlacementPacking),
+			MaxPlacements:         maxPlacements(10),
 		},
+	}, {
+		name: "an explicit zero maxPlacements is kept because it tries every domain",
+		in:   &DRAAllocatorArgs{MaxPlacements: maxPlacements(0)},
+		want: func() *DRAAllocatorArgs { d := defaulted(); d.MaxPlacements = maxPlacements(0); return d }(),
 	}, {
 		name: "fully set args are left unchanged",
 		in: &DRAAllocatorArgs{
@@ -93,6 +101,7 @@ func TestSetDefaults(t *testing.T) {
 			DeviceSelectionPolicy: policy(Packing),
 			Preemption:            preemption(PreemptionDisabled),
 			PlacementScoring:      placementScoring(PlacementPacking),
+			MaxPlacements:         maxPlacements(10),
 		},
 		want: &DRAAllocatorArgs{
 			FilterTimeout:         dur(time.Second),
@@ -101,6 +110,7 @@ func TestSetDefaults(t *testing.T) {
 			DeviceSelectionPolicy: policy(Packing),
 			Preemption:            preemption(PreemptionDisabled),
 			PlacementScoring:      placementScoring(PlacementPacking),
+			MaxPlacements:         maxPlacements(10),
 		},
 	}}
 	for _, tc := range tests {
@@ -143,7 +153,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing"}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing","maxPlacements":10}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

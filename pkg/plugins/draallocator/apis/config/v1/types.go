@@ -56,6 +56,17 @@ type DRAAllocatorArgs struct {
 	// bigger groups), Spreading. Defaults to Packing.
 	// +optional
 	PlacementScoring *PlacementScoringType `json:"placementScoring,omitempty"`
+	// MaxPlacements bounds the placements the plugin generates for a pod
+	// group with a topology constraint, as percentageOfNodesToScore bounds
+	// the nodes scored: on the group's first attempt, kube-scheduler tries
+	// it in at most this many domains, those that may fit which
+	// placementScoring ranks first by the devices now in use (Packing: the
+	// fullest). Once the group has failed an attempt (its
+	// PodGroupInitiallyScheduled condition is False), every domain that
+	// may fit is tried, as upstream's TopologyPlacementGenerator does.
+	// 0 tries every domain always. Defaults to 10.
+	// +optional
+	MaxPlacements *int32 `json:"maxPlacements,omitempty"`
 }
 
 // ScoringStrategy selects how the plugin scores nodes.

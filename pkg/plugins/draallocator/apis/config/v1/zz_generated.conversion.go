@@ -71,6 +71,9 @@ func autoConvert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocator
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy)
 	// WARNING: in.Preemption requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode)
 	// WARNING: in.PlacementScoring requires manual conversion: inconvertible types (*github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PlacementScoringType vs github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PlacementScoringType)
+	if err := metav1.Convert_Pointer_int32_To_int32(&in.MaxPlacements, &out.MaxPlacements, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -85,6 +88,9 @@ func autoConvert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAl
 	// WARNING: in.DeviceSelectionPolicy requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.DeviceSelectionPolicy vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.DeviceSelectionPolicy)
 	// WARNING: in.Preemption requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode)
 	// WARNING: in.PlacementScoring requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PlacementScoringType vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PlacementScoringType)
+	if err := metav1.Convert_int32_To_Pointer_int32(&in.MaxPlacements, &out.MaxPlacements, s); err != nil {
+		return err
+	}
 	return nil
 }
 

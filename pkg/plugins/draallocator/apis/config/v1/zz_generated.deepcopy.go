@@ -62,6 +62,11 @@ func (in *DRAAllocatorArgs) DeepCopyInto(out *DRAAllocatorArgs) {
 		*out = new(PlacementScoringType)
 		**out = **in
 	}
+	if in.MaxPlacements != nil {
+		in, out := &in.MaxPlacements, &out.MaxPlacements
+		*out = new(int32)
+		**out = **in
+	}
 	return
 }
 

@@ -67,6 +67,10 @@ func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) e
 		allErrs = append(allErrs, field.NotSupported(path.Child("placementScoring"), p,
 			config.PlacementScoringTypes()))
 	}
+	if args.MaxPlacements < 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("maxPlacements"), args.MaxPlacements,
+			"must be at least 0 (0 tries every domain)"))
+	}
 
 	return allErrs.ToAggregate()
 }

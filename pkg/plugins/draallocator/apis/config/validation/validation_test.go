@@ -36,6 +36,7 @@ func valid() *config.DRAAllocatorArgs {
 		DeviceSelectionPolicy: config.FirstFit,
 		Preemption:            config.PreemptionEnabled,
 		PlacementScoring:      config.PlacementPacking,
+		MaxPlacements:         10,
 	}
 }
 
@@ -104,6 +105,13 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		name:   "an unknown placement scoring is rejected",
 		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = "Random" },
 		want:   []wantErr{{field.ErrorTypeNotSupported, "placementScoring"}},
+	}, {
+		name:   "zero maxPlacements is accepted: every domain is tried",
+		modify: func(a *config.DRAAllocatorArgs) { a.MaxPlacements = 0 },
+	}, {
+		name:   "a negative maxPlacements is invalid at maxPlacements",
+		modify: func(a *config.DRAAllocatorArgs) { a.MaxPlacements = -1 },
+		want:   []wantErr{{field.ErrorTypeInvalid, "maxPlacements"}},
 	}, {
 		name: "every problem is reported at once",
 		modify: func(a *config.DRAAllocatorArgs) {
