@@ -431,6 +431,43 @@ func TestSchedulerGangWorkload(t *testing.T) {
 	}
 }
 
+// TestSchedulerGangWorkloadInRacks runs gangs of 8 in racks of 4 nodes of
+// 4 GPUs, the fourth rack partly used: each gang must land in one rack,
+// the first in the partly used rack (packing), and kube-scheduler's
+// placements must be reported.
+func TestSchedulerGangWorkloadInRacks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	code, stdout, stderr := runArgs("scheduler", "--workload", "gang", "--gang-placement", "rack", "--rack-size", "4", "--nodes", "16",
+		"--gangs", "2", "--configs", "ours", "--gang-timeout", "60s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"))
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	var rep schedbench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Gang == nil {
+		t.Fatalf("stdout is not a report of one gang result: %v\n%s", err, stdout)
+	}
+	r := rep.Results[0]
+	g := r.Gang
+	if g.Placement != schedbench.GangRack || g.Racks != 4 || g.RackSize != 4 || g.FillerPods != 2 || g.Gangs != 2 || r.Error != "" {
+		t.Errorf("placement %s, %d racks of %d, %d fillers, %d gangs, error %q; want rack, 4 of 4, 2, 2, none", g.Placement, g.Racks, g.RackSize, g.FillerPods, g.Gangs, r.Error)
+	}
+	if !strings.Contains(r.SchedulerFeatureGates, "TopologyAwareWorkloadScheduling=true") {
+		t.Errorf("the scheduler's feature gates %q lack TopologyAwareWorkloadScheduling=true", r.SchedulerFeatureGates)
+	}
+	if g.Placed != 2 || g.SplitGangs != 0 || r.Bound != 16 || g.WholeDevices != 16 || r.ClaimsAllocated != 18 || r.DuplicateDevices != 0 {
+		t.Errorf("%d gangs placed, %d split over racks, %d pods bound, %d whole GPUs, %d claims allocated, %d devices twice; want 2, 0, 16, 16, 18 (fillers too), 0",
+			g.Placed, g.SplitGangs, r.Bound, g.WholeDevices, r.ClaimsAllocated, r.DuplicateDevices)
+	}
+	if g.PartlyUsedRackGangs != 1 {
+		t.Errorf("%d gangs in the partly used rack, want 1: packing puts the first gang there, where 14 GPUs are free", g.PartlyUsedRackGangs)
+	}
+	if g.Placements < 2 || g.FeasiblePlacements < 2 || g.FeasiblePlacements > g.Placements {
+		t.Errorf("%d placements generated, %d feasible, for 2 gangs: want at least one feasible per gang", g.Placements, g.FeasiblePlacements)
+	}
+}
+
 // firstLine returns the first line of text that contains s.
 func firstLine(text, s string) string {
 	for _, line := range strings.Split(text, "\n") {

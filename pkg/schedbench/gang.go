@@ -353,6 +353,9 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
+	if err := o.recordRacks(cctx, client, ns, cluster, members, res.Gang); err != nil {
+		waitErr = errors.Join(waitErr, err)
+	}
 	check, err := res.recordClaims(cctx, client, ns, waitErr)
 	res.Gang.WholeDevices = check.requests[requestName+"/"+wholeSubrequest] + check.requests[requestName] - res.Gang.FillerPods
 	res.Gang.PartDevices = check.requests[requestName+"/"+partSubrequest]

@@ -23,6 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
@@ -150,6 +151,48 @@ func (o *Options) fillRacks(ctx context.Context, client kubernetes.Interface, re
 	}
 	g.FillerPods = len(names)
 	o.progress("%s: %d pods use part of %d racks, in %v", label, len(names), o.racks(len(cluster.Nodes))/4, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// recordRacks reads where the placed gangs of members (their pods' names,
+// by gang) went, by rack: g.SplitGangs have pods in more than one rack
+// (with GangRack: must be 0), g.PartlyUsedRackGangs are in one partly
+// used rack (where packing puts the gangs that fit there first).
+func (o *Options) recordRacks(ctx context.Context, client kubernetes.Interface, ns string, cluster inventorygen.Cluster, members [][]string, g *GangResult) error {
+	if !o.racked() {
+		return nil
+	}
+	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list the gangs' pods to find their racks: %w", err)
+	}
+	rackOf := make(map[string]int, len(cluster.Nodes))
+	for i, node := range cluster.Nodes {
+		rackOf[node.Name] = i / o.RackSize
+	}
+	nodeOf := make(map[string]string, len(pods.Items))
+	for _, pod := range pods.Items {
+		nodeOf[pod.Name] = pod.Spec.NodeName
+	}
+	for _, gang := range members {
+		racks := map[int]bool{}
+		for _, pod := range gang {
+			if node := nodeOf[pod]; node != "" {
+				racks[rackOf[node]] = true
+			}
+		}
+		switch len(racks) {
+		case 0:
+		case 1:
+			for r := range racks {
+				if partlyUsedRack(r) {
+					g.PartlyUsedRackGangs++
+				}
+			}
+		default:
+			g.SplitGangs++
+		}
+	}
 	return nil
 }
 

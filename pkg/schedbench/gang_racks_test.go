@@ -18,6 +18,7 @@ package schedbench
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +114,7 @@ func TestOnlyGangsInRacksCarryATopologyConstraint(t *testing.T) {
 }
 
 func TestGangTableOfRacks(t *testing.T) {
-	g := &GangResult{Placement: GangRack, GangSize: 36, Gangs: 4, Placed: 4, RackSize: 18, Racks: 5, FillerPods: 9,
+	g := &GangResult{Placement: GangRack, GangSize: 36, Gangs: 4, Placed: 4, RackSize: 18, Racks: 5, FillerPods: 9, PartlyUsedRackGangs: 1,
 		Cycles: 4, Scheduled: 4, CyclesPerGang: 1, CycleSeconds: 0.4, CPUSecondsPerGang: 0.5, WholeDevices: 144,
 		Placements: 20, FeasiblePlacements: 16, PlacementsPerGang: 5}
 	rep := &Report{Tool: "dra-bench scheduler", SchemaVersion: ReportSchemaVersion,
@@ -122,11 +123,16 @@ func TestGangTableOfRacks(t *testing.T) {
 			SchedulerCPUSeconds: 2, ResourceClaimWorkers: 50, Gang: g}}}
 	wantRows(t, collapsedTable(t, rep), []tableRow{
 		{"the placements tried and feasible per gang are reported", "90 ours 4 4 144 0s - 4 1.00 5.00 (4.00 feasible) 100 2.00 500 0s 0s 144 0"},
+		{"where the gangs went is said under the table", "90 nodes, ours: 5 racks of 18 nodes, every fourth partly used by 9 pods: 1 placed gangs in a partly used rack, 0 gangs in more than one rack"},
 	})
 	if p := rep.Results[0].gangProblem(); p != "" {
 		t.Errorf("the fillers' claims are taken for a problem: %s", p)
 	}
-	g.Placed = 3
+	g.SplitGangs = 1
+	if p := rep.Results[0].gangProblem(); !strings.Contains(p, "1 gangs have pods in more than one rack") {
+		t.Errorf("a gang split over racks is not a problem: %q", p)
+	}
+	g.SplitGangs, g.Placed = 0, 3
 	if p := rep.Results[0].gangProblem(); p == "" {
 		t.Error("a gang left pending with a free rack for it is no problem")
 	}

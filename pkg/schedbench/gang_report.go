@@ -42,6 +42,11 @@ type GangResult struct {
 	RackSize   int `json:"rackSize,omitempty"`
 	Racks      int `json:"racks,omitempty"`
 	FillerPods int `json:"fillerPods,omitempty"`
+	// SplitGangs are gangs with pods in more than one rack (with
+	// GangRack: must be 0); PartlyUsedRackGangs placed gangs all in one
+	// partly used rack.
+	SplitGangs          int `json:"splitGangs,omitempty"`
+	PartlyUsedRackGangs int `json:"partlyUsedRackGangs,omitempty"`
 	// Placed gangs have every pod bound; Partial ones some but not all
 	// (a gang's pods run together or not at all: must be 0).
 	Placed  int `json:"placed"`
@@ -138,6 +143,8 @@ func (r Result) gangProblem() string {
 		return fmt.Sprintf("%d gangs have only some of their pods bound", g.Partial)
 	case r.Config != ConfigInTree && g.Placement == GangOwnNode && g.Placed < g.Gangs:
 		return fmt.Sprintf("only %d of %d gangs placed, each on a node where its devices fit jointly", g.Placed, g.Gangs)
+	case g.Placement == GangRack && g.SplitGangs > 0:
+		return fmt.Sprintf("%d gangs have pods in more than one rack", g.SplitGangs)
 	case g.Racks > 0 && g.Placed < g.Gangs:
 		return fmt.Sprintf("only %d of %d gangs placed, though every gang fits a free rack", g.Placed, g.Gangs)
 	case r.ClaimsAllocated != r.Bound+g.FillerPods:
@@ -179,10 +186,16 @@ func (rep *Report) writeGangTable(w io.Writer) error {
 		return err
 	}
 	return rep.writeNotes(w, func(r Result) []string {
-		if g := r.gangOrEmpty(); r.Error == "" && g.Placed < g.Gangs {
-			return []string{fmt.Sprintf("%d of %d gangs of %d still pending after %v", g.Gangs-g.Placed, g.Gangs, g.GangSize, time.Duration(rep.Settings.GangTimeoutNs))}
+		var notes []string
+		g := r.gangOrEmpty()
+		if g.Racks > 0 {
+			notes = append(notes, fmt.Sprintf("%d racks of %d nodes, every fourth partly used by %d pods: %d placed gangs in a partly used rack, %d gangs in more than one rack",
+				g.Racks, g.RackSize, g.FillerPods, g.PartlyUsedRackGangs, g.SplitGangs))
 		}
-		return nil
+		if r.Error == "" && g.Placed < g.Gangs {
+			notes = append(notes, fmt.Sprintf("%d of %d gangs of %d still pending after %v", g.Gangs-g.Placed, g.Gangs, g.GangSize, time.Duration(rep.Settings.GangTimeoutNs)))
+		}
+		return notes
 	})
 }
 
