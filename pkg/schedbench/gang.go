@@ -237,9 +237,9 @@ func (o *Options) gangTemplate() string {
 // createGangObjects creates the claim template and a gang PodGroup per
 // gang, its minCount the gang's size, with the gangs' constraints.
 func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, members [][]string) error {
-	spec := gangClaimSpec(o.Shape)
-	if o.racked() {
-		spec = claimSpec(o.Shape)
+	spec := claimSpec(o.Shape)
+	if !o.racked() {
+		spec = gangClaimSpec(o.Shape) // the shape has parts (completeGang)
 	}
 	if err := createTemplate(ctx, client, namespace, o.gangTemplate(), spec); err != nil {
 		return err

@@ -17,12 +17,15 @@ limitations under the License.
 package schedbench
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func TestRackOptions(t *testing.T) {
@@ -135,5 +138,30 @@ func TestGangTableOfRacks(t *testing.T) {
 	g.SplitGangs, g.Placed = 0, 3
 	if p := rep.Results[0].gangProblem(); p == "" {
 		t.Error("a gang left pending with a free rack for it is no problem")
+	}
+}
+
+func TestGangsInRacksOfAShapeWithoutPartsGetWholeDeviceClaims(t *testing.T) {
+	o := DefaultOptions()
+	o.Workload, o.GangPlacement, o.Shape, o.RackSize, o.Writers = WorkloadGang, GangRack, mustShape(t, "h100"), 9, 2
+	client := fake.NewClientset()
+	if err := o.createGangObjects(context.Background(), client, "ns", gangMembers(2, 4)); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := client.ResourceV1().ResourceClaimTemplates("ns").Get(context.Background(), templateName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the whole-device template was not created: %v", err)
+	}
+	if r := tmpl.Spec.Spec.Devices.Requests; len(r) != 1 || r[0].Exactly == nil || r[0].Exactly.DeviceClassName != o.Shape.Class {
+		t.Errorf("template requests %+v, want one whole device of class %s", r, o.Shape.Class)
+	}
+	groups, err := client.SchedulingV1beta1().PodGroups("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(groups.Items) != 2 {
+		t.Fatalf("PodGroups %v, %v; want 2", groups, err)
+	}
+	for _, pg := range groups.Items {
+		if c := pg.Spec.SchedulingConstraints; c == nil || c.Topology[0].Key != RackLabel || pg.Spec.SchedulingPolicy.Gang.MinCount != 4 {
+			t.Errorf("PodGroup %s: constraints %+v, policy %+v; want one rack, minCount 4", pg.Name, c, pg.Spec.SchedulingPolicy)
+		}
 	}
 }
