@@ -39,8 +39,10 @@ import (
 // what that plugin gives — a placement per value of the label, the group
 // pinned to the domain of its already scheduled pods — in the order of
 // the domains' names, so that what the first one's failure says is the
-// same from one attempt to the next. A group without a topology
-// constraint gets its parent placement whole.
+// same from one attempt to the next — less the domains too small for the
+// group's devices (keepDomainsThatMayFit) and, on an attempt before any
+// failed, those beyond maxPlacements (placementlimit.go). A group without
+// a topology constraint gets its parent placement whole.
 
 // topologyKey returns the key of the group's topology constraint (a
 // PodGroup's or a CompositePodGroup's; the API allows one).

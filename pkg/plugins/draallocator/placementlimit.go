@@ -44,12 +44,15 @@ import (
 // is tried in every domain that may fit, as upstream's generator does,
 // so that a domain the ranking left out is never out of reach for good.
 
-// limitPlacements keeps at most MaxPlacements of placements for a group
-// on its first attempt, those ranked first by the devices in use now, in
-// their given order; otherwise it returns placements as they are.
+// limitPlacements keeps at most MaxPlacements of placements for a
+// PodGroup that has not failed an attempt, those ranked first by the
+// devices in use now, in their given order; otherwise (no limit, few
+// enough placements, a failed attempt, a composite group) it returns
+// placements as they are.
 func (pl *DRAAllocator) limitPlacements(ctx context.Context, alloc *allocator.Allocator, group fwk.PodGroupInfo, placements []*fwk.Placement) []*fwk.Placement {
 	limit := int(pl.args.MaxPlacements)
-	if limit == 0 || len(placements) <= limit || !firstAttempt(group) {
+	pg := group.GetPodGroup()
+	if limit == 0 || len(placements) <= limit || pg == nil || failedBefore(pg) {
 		return placements
 	}
 	scorer := placementScorer{strategy: pl.args.PlacementScoring}
@@ -66,14 +69,10 @@ func (pl *DRAAllocator) limitPlacements(ctx context.Context, alloc *allocator.Al
 	return slices.DeleteFunc(slices.Clone(placements), func(p *fwk.Placement) bool { return !slices.Contains(kept, p) })
 }
 
-// firstAttempt says whether the group has not failed a scheduling attempt
-// yet: a PodGroup without a False PodGroupInitiallyScheduled condition. A
-// composite group is never limited.
-func firstAttempt(group fwk.PodGroupInfo) bool {
-	pg := group.GetPodGroup()
-	if pg == nil {
-		return false
-	}
+// failedBefore says whether kube-scheduler failed an attempt of the
+// PodGroup: its PodGroupInitiallyScheduled condition is False (a group
+// scheduled before has it True, one never tried has none).
+func failedBefore(pg *schedulingapi.PodGroup) bool {
 	c := apimeta.FindStatusCondition(pg.Status.Conditions, schedulingapi.PodGroupInitiallyScheduled)
-	return c == nil || c.Status != metav1.ConditionFalse
+	return c != nil && c.Status == metav1.ConditionFalse
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package draallocator
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -84,7 +85,11 @@ func TestAGroupsFirstAttemptIsLimitedToTheDomainsItsDevicesFitBest(t *testing.T)
 }
 
 func TestACompositeGroupIsNeverLimited(t *testing.T) {
-	if firstAttempt(&framework.PodGroupInfo{Namespace: testNamespace, Name: "composite"}) {
-		t.Error("a group without a PodGroup (a composite one) counts as a first attempt and would be limited")
+	pl := &DRAAllocator{args: &config.DRAAllocatorArgs{MaxPlacements: 1}}
+	placements := []*fwk.Placement{{Name: "a"}, {Name: "b"}}
+	// No PodGroup: a composite group, whose conditions are its pod groups'.
+	got := pl.limitPlacements(context.Background(), nil, &framework.PodGroupInfo{Namespace: testNamespace, Name: "composite"}, placements)
+	if !slices.Equal(got, placements) {
+		t.Errorf("a composite group's placements were limited to %v", got)
 	}
 }
