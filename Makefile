@@ -87,13 +87,15 @@ test-integration:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -v ./test/integration
 
 ## verify: gofmt, the license header on every Go file (hack/boilerplate.sh
-## adds it), relative links in Markdown files resolve (hack/mdlinks), go
-## vet, generated code current (hack/update-codegen.sh; run it after
-## changing the plugin args' types), and go.mod/go.sum tidy.
+## adds it), no tracked file over 1 MiB (hack/verify-file-sizes.sh: no
+## built binary in history), relative links in Markdown files resolve
+## (hack/mdlinks), go vet, generated code current (hack/update-codegen.sh;
+## run it after changing the plugin args' types), and go.mod/go.sum tidy.
 verify:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	  if [[ -n "$$out" ]]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	hack/boilerplate.sh --verify
+	hack/verify-file-sizes.sh
 	$(GO) run ./hack/mdlinks
 	$(GO) vet ./...
 	hack/update-codegen.sh --verify
