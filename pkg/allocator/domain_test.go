@@ -19,6 +19,7 @@ package allocator_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -159,7 +160,7 @@ func TestDomainFreeCountsWhatANewClaimCouldGet(t *testing.T) {
 		{"nvl-2 on both nodes: gpu-3 of a and b's two, the NIC without the attribute", nodes, nvlinkDomain, "nvl-2", 4},
 		{"nvl-1 on node a: its two GPUs and the NIC", nodes[:1], nvlinkDomain, "nvl-1", 3},
 	} {
-		if got := a.DomainFree(tc.nodes, tc.key, tc.value); got != tc.want {
+		if got := a.DomainFree(t.Context(), tc.nodes, nil, tc.key, tc.value); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -184,7 +185,52 @@ func TestDomainFreeIsUnboundedWithADeviceAllocatableManyTimes(t *testing.T) {
 	slice := objects.MakeSlice("n", "nic.example.com", "n").Device("vnic-0", nil).Obj()
 	slice.Spec.Devices[0].AllowMultipleAllocations = ptr.To(true)
 	a := newTestAllocator(structured.AllocatedState{}, inventorygen.NewClassLister(), []*resourceapi.ResourceSlice{slice})
-	if got := a.DomainFree([]*v1.Node{node}, "", ""); got != math.MaxInt {
+	if got := a.DomainFree(t.Context(), []*v1.Node{node}, nil, "", ""); got != math.MaxInt {
 		t.Errorf("DomainFree = %d, want unbounded: the device may serve any number of claims", got)
+	}
+}
+
+func TestDomainFreeCountsOnlyTheDevicesTheClaimsSelectAndTheirCountersFit(t *testing.T) {
+	cluster := inventorygen.DynamicMIG(1, 3)
+	id := func(device string) structured.DeviceID {
+		return structured.MakeDeviceID(inventorygen.DriverNvidia, "h100-mig-0", device)
+	}
+	// gpu-0 is in use whole; one half of gpu-1 is in use; gpu-2 is free.
+	held := structured.AllocatedState{AllocatedDevices: sets.New(id("gpu-0"), id("gpu-1-mig-3g40gb-9-0"))}
+	a := newTestAllocator(held, cluster.ClassLister(), cluster.Slices)
+	whole := inventorygen.ExactClaim("whole", inventorygen.ClassNvidiaGPU, 1)
+	half := inventorygen.MIGProfileClaim("half", "3g.40gb")
+	for _, tc := range []struct {
+		name   string
+		claims []*resourceapi.ResourceClaim
+		want   int
+	}{
+		{"whole GPUs: only gpu-2, as gpu-0 is in use and a half of gpu-1 is", []*resourceapi.ResourceClaim{whole}, 1},
+		{"halves: gpu-1's other half and gpu-2's two", []*resourceapi.ResourceClaim{half}, 3},
+		{"whole GPUs or halves: the devices either selects", []*resourceapi.ResourceClaim{whole, half}, 4},
+		{"a whole GPU else a half (firstAvailable): every alternative selects", []*resourceapi.ResourceClaim{inventorygen.WholeElseMIGClaim("either", "3g.40gb", 1)}, 4},
+	} {
+		if got := a.DomainFree(t.Context(), cluster.Nodes, tc.claims, "", ""); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// Without claims, or with claims that do not prepare, every device
+	// whose counters fit counts.
+	broken := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("broken", "no-such-class", 1)}
+	if got, every := a.DomainFree(t.Context(), cluster.Nodes, broken, "", ""), a.DomainFree(t.Context(), cluster.Nodes, nil, "", ""); got != every {
+		t.Errorf("claims of a missing class: %d, want every device's %d", got, every)
+	}
+	onlyGPU0 := newTestAllocator(structured.AllocatedState{AllocatedDevices: sets.New(id("gpu-0"))}, cluster.ClassLister(), cluster.Slices)
+	devices, gpu0Parts := 0, 0
+	for _, s := range cluster.Slices {
+		for _, d := range s.Spec.Devices {
+			devices++
+			if strings.HasPrefix(d.Name, "gpu-0-") {
+				gpu0Parts++
+			}
+		}
+	}
+	if got, want := onlyGPU0.DomainFree(t.Context(), cluster.Nodes, nil, "", ""), devices-1-gpu0Parts; got != want {
+		t.Errorf("without claims, gpu-0 in use: %d, want %d (every device but gpu-0 and its %d partitions, whose counters it holds)", got, want, gpu0Parts)
 	}
 }

@@ -17,12 +17,14 @@ limitations under the License.
 package allocator
 
 import (
+	"context"
 	"math"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
@@ -109,29 +111,98 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 	return used, total
 }
 
-// DomainFree counts the devices the nodes can use (each once) that a new
-// claim could still get, math.MaxInt when one of them may be allocated
-// many times (it may serve any number of claims); when
-// key is set, only those whose attribute key is value or absent (the
-// domain of WithinDomain). It is an upper bound, cheap to compute, of what
-// a domain offers: partitions count beside the device they are parts of.
-func (a *Allocator) DomainFree(nodes []*v1.Node, key, value string) int {
+// DomainFree bounds from above how many devices of the nodes (each
+// counted once) claims could still be given: the free devices that some
+// request of claims selects (any of its firstAvailable alternatives) and
+// whose counters fit what their pool has left now, math.MaxInt when one of
+// them may be allocated many times (it may serve any number of claims);
+// when key is set, only those whose attribute key is value or absent (the
+// domain of WithinDomain). Without claims, or with claims that fail to
+// prepare (their own PreFilter says why), every device counts. It is
+// cheap, as no search runs: the selections are the view memos' that
+// Filter shares, and partitions of one device that all match still count
+// beside each other.
+func (a *Allocator) DomainFree(ctx context.Context, nodes []*v1.Node, claims []*resourceapi.ResourceClaim, key, value string) int {
 	restriction := &domainRestriction{key: key, value: value}
 	if key == "" {
 		restriction = nil
 	}
+	var p *prepared
+	if len(claims) > 0 {
+		if p = a.prepareClaims(claims); p.err != nil {
+			p = nil
+		}
+	}
+	seen := map[int]bool{}
 	free := 0
-	for _, d := range a.devicesOf(nodes) {
-		if restriction.outside(d) {
+	for _, node := range nodes {
+		view, err := a.inv.View(node, a.viewOptions())
+		if err != nil {
 			continue
 		}
-		if ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
-			// One device may serve any number of claims.
-			return math.MaxInt
-		}
-		if !a.state.isAllocated(d.Index) {
-			free++
+		selected := a.selectedByAny(ctx, node, claims, view, p)
+		for i, d := range view.Devices {
+			if seen[d.Index] || selected != nil && !selected.Has(i) {
+				continue
+			}
+			seen[d.Index] = true
+			if restriction.outside(d) {
+				continue
+			}
+			if ptr.Deref(d.Spec.AllowMultipleAllocations, false) {
+				// One device may serve any number of claims.
+				return math.MaxInt
+			}
+			if !a.state.isAllocated(d.Index) && a.countersMayFit(view.Pools[view.PoolOf[i]], d) {
+				free++
+			}
 		}
 	}
 	return free
+}
+
+// selectedByAny returns the view positions of the devices that some
+// request of the prepared claims selects, nil (every device) when p is
+// nil or the context ended before every selector was evaluated. Each
+// selector chain is asked once.
+func (a *Allocator) selectedByAny(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, view *inventory.NodeView, p *prepared) *bitset.Set {
+	if p == nil {
+		return nil
+	}
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
+	union := bitset.New(len(view.Devices))
+	asked := map[int]bool{}
+	for _, reqs := range p.requests {
+		for _, alts := range reqs {
+			for _, r := range alts {
+				if asked[r.chain] {
+					continue
+				}
+				asked[r.chain] = true
+				sel := c.selection(r)
+				if sel.interrupted {
+					// Cut off: what was not evaluated may match.
+					return nil
+				}
+				union.Or(union, sel.match)
+			}
+		}
+	}
+	return union
+}
+
+// countersMayFit reports whether the device's own consumption fits what
+// its pool's counter sets have left after the allocated devices: false
+// for the partitions of a device in use, or for the whole device when one
+// of its partitions is.
+func (a *Allocator) countersMayFit(pool *inventory.Pool, d *inventory.Device) bool {
+	if len(d.Spec.ConsumesCounters) == 0 {
+		return true
+	}
+	pc := a.available(pool)
+	if pc.overConsumed {
+		return false
+	}
+	return !pc.blockedKnown || !pc.blocked.has(d.Index)
 }

@@ -160,11 +160,12 @@ func (pl *DRAAllocator) scheduledPods(group fwk.PodGroupInfo) ([]*v1.Pod, error)
 // keepDomainsThatMayFit drops the placements whose free devices cannot
 // cover what the group's pods need at least, before any pod is tried
 // there: counts only, no search (allocator.DomainFree, an upper bound of
-// what a domain offers, against groupNeed, a lower bound of what the
-// group asks). attribute says the domains are values of the device
-// attribute key. When none is kept, why says so, per domain.
+// the devices a domain offers the group's claims — those their requests
+// select, free, with counters to spare — against groupNeed, a lower bound
+// of what the group asks). attribute says the domains are values of the
+// device attribute key. When none is kept, why says so, per domain.
 func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, alloc *allocator.Allocator, group fwk.PodGroupInfo, key string, attribute bool, placements []*fwk.Placement) (kept []*fwk.Placement, why string, err error) {
-	need, err := pl.groupNeed(group)
+	need, claims, err := pl.groupNeed(group)
 	if err != nil || need == 0 {
 		return placements, "", err
 	}
@@ -175,7 +176,7 @@ func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, alloc *alloca
 		if attribute {
 			attr, value = key, p.Name
 		}
-		if free := alloc.DomainFree(nodes, attr, value); free < need {
+		if free := alloc.DomainFree(ctx, nodes, claims, attr, value); free < need {
 			dropped = append(dropped, fmt.Sprintf("%s=%s: %d free", key, p.Name, free))
 			continue
 		}
@@ -195,11 +196,13 @@ func (pl *DRAAllocator) keepDomainsThatMayFit(ctx context.Context, alloc *alloca
 // groupNeed is a lower bound of the devices the group needs: over the
 // pods it must still place (a gang's minCount less its scheduled pods, or
 // one), the fewest devices their claims not yet allocated ask for, each
-// claim counted once however many pods share it.
-func (pl *DRAAllocator) groupNeed(group fwk.PodGroupInfo) (int, error) {
+// claim counted once however many pods share it. claims are the claims not
+// yet allocated of every unscheduled pod of the group, whose requests
+// say which devices count as free for it.
+func (pl *DRAAllocator) groupNeed(group fwk.PodGroupInfo) (need int, claims []*resourceapi.ResourceClaim, err error) {
 	pg := group.GetPodGroup()
 	if pg == nil {
-		return 0, nil
+		return 0, nil, nil
 	}
 	must := 1
 	if g := pg.Spec.SchedulingPolicy.Gang; g != nil {
@@ -209,12 +212,12 @@ func (pl *DRAAllocator) groupNeed(group fwk.PodGroupInfo) (int, error) {
 		}
 	}
 	if must <= 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
 	counted := map[types.UID]bool{}
 	var needs []int
 	for _, pod := range group.GetUnscheduledPods() {
-		claims, err := pl.podClaims(pod)
+		podClaims, err := pl.podClaims(pod)
 		if err != nil {
 			// Its own PreFilter says what is missing; it asks for nothing
 			// here.
@@ -222,21 +225,21 @@ func (pl *DRAAllocator) groupNeed(group fwk.PodGroupInfo) (int, error) {
 			continue
 		}
 		n := 0
-		for _, c := range claims {
+		for _, c := range podClaims {
 			if counted[c.UID] || pl.allocationOf(c) != nil {
 				continue
 			}
 			counted[c.UID] = true
+			claims = append(claims, c)
 			n += leastDevices(c)
 		}
 		needs = append(needs, n)
 	}
 	slices.Sort(needs)
-	total := 0
 	for _, n := range needs[:min(must, len(needs))] {
-		total += n
+		need += n
 	}
-	return total, nil
+	return need, claims, nil
 }
 
 // leastDevices is the fewest devices the claim can be allocated with:

@@ -317,6 +317,50 @@ func TestDomainsTooSmallForTheGroupsDevicesAreDroppedBeforeAnyPodIsTried(t *test
 	}
 }
 
+// TestDomainsAreCountedByTheDevicesTheGroupsClaimsSelect: the halves of
+// GPUs whose other halves are held are free devices, but not for a gang
+// of whole GPUs, and a GPU with a held half is no whole GPU to have.
+func TestDomainsAreCountedByTheDevicesTheGroupsClaimsSelect(t *testing.T) {
+	wholeGPU := func(pod string) *resourceapi.ResourceClaim {
+		return objects.Claim(pod+"-gpu", testNamespace, objects.ClaimSpec("gpu", wholeClass, 1))
+	}
+	for _, tc := range []struct {
+		name    string
+		claim   func(pod string) *resourceapi.ResourceClaim
+		want    []string
+		wantErr string
+	}{
+		{name: "a gang of whole GPUs: rack-1, two free halves and no whole GPU, is dropped", claim: wholeGPU, want: []string{"rack-2"}},
+		{name: "a gang that takes a whole GPU else a half: rack-1's halves may serve it", claim: wholeElseHalf, want: []string{"rack-1", "rack-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withPodGroups(t, false)
+			nodes := []*v1.Node{objects.MakeNode("rack-1-node").Label("rack", "rack-1").Obj(), objects.MakeNode("rack-2-node").Label("rack", "rack-2").Obj()}
+			objs := partitionedGPUs([]string{"rack-1-node", "rack-2-node"}, 2)
+			for g := range 2 {
+				held := objects.Claim(fmt.Sprintf("held-%d", g), testNamespace, objects.ClaimSpec("gpu", halfClass, 1))
+				held.Status.Allocation = allocationOf("rack-1-node", fmt.Sprintf("gpu-%d-half-0", g))
+				objs = append(objs, held)
+			}
+			pg := topologyGroup("rack")
+			objs = append(objs, pg)
+			for _, name := range []string{"pod-0", "pod-1"} {
+				objs = append(objs, tc.claim(name), gangPod(name))
+			}
+			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+			info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg,
+				UnscheduledPods: []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}}
+			got, st := h.plugins[0].GeneratePlacements(h.ctx, framework.NewCycleState(), info, &fwk.Placement{Nodes: h.nodes})
+			if !st.IsSuccess() {
+				t.Fatalf("status %v", st)
+			}
+			if names := placementNames(got); !slices.Equal(names, tc.want) {
+				t.Errorf("placements %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
 func TestLeastDevicesIsWhatAClaimAsksForAtLeast(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
