@@ -33,6 +33,7 @@ func realisticShapes() map[string]Cluster {
 	return map[string]Cluster{
 		"SchedulerPerf":         SchedulerPerf(3, 0),
 		"NvidiaH100":            NvidiaH100(3),
+		"NvidiaH100x4":          NvidiaH100x4(2),
 		"NvidiaH200":            NvidiaH200(2),
 		"NvidiaA100":            NvidiaA100(2),
 		"DynamicMIG":            DynamicMIG(2, 8),
@@ -198,6 +199,26 @@ func TestSchedulerPerfReproducesTheUpstreamTemplate(t *testing.T) {
 	}
 	if c.Classes[0].Name != ClassSchedulerPerf || c.Classes[0].Spec.Selectors[0].CEL.Expression != `device.driver == "test-driver.cdi.k8s.io"` {
 		t.Errorf("class %+v", c.Classes[0])
+	}
+}
+
+func TestNvidiaH100x4PublishesFourGPUsPerNodeAsH100sDo(t *testing.T) {
+	c, eight := NvidiaH100x4(2), NvidiaH100(1).Slices[0].Spec.Devices
+	if len(c.Nodes) != 2 || len(c.Slices) != 2 {
+		t.Fatalf("%d nodes, %d slices; want 2 and one per node", len(c.Nodes), len(c.Slices))
+	}
+	for _, s := range c.Slices {
+		if len(s.Spec.Devices) != 4 {
+			t.Errorf("slice %s: %d devices, want 4", s.Name, len(s.Spec.Devices))
+		}
+		for i, d := range s.Spec.Devices {
+			if d.Name != eight[i].Name || *d.Attributes["productName"].StringValue != *eight[i].Attributes["productName"].StringValue {
+				t.Errorf("slice %s device %d: %s, want the H100 shape's %s", s.Name, i, d.Name, eight[i].Name)
+			}
+		}
+	}
+	if !strings.HasPrefix(c.Nodes[1].Name, "h100x4-") {
+		t.Errorf("node %s, want h100x4-<i>", c.Nodes[1].Name)
 	}
 }
 

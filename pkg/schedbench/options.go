@@ -138,6 +138,14 @@ func Shapes() []Shape {
 			Selectors:      []string{inventorygen.GPUMemorySelector("40Gi")},
 		},
 		{
+			Name:           "h100x4",
+			Description:    "4×H100 80GB per node (an NVL72 rack's compute tray: 18 nodes hold 72 GPUs), as NVIDIA's DRA driver publishes them; a pod asks for 1 GPU with memory >= 40Gi",
+			DevicesPerNode: 4,
+			Cluster:        inventorygen.NvidiaH100x4,
+			Class:          inventorygen.ClassNvidiaGPU,
+			Selectors:      []string{inventorygen.GPUMemorySelector("40Gi")},
+		},
+		{
 			Name: "cpu-mapped",
 			Description: "schedperf whose devices are node cpu (DRANodeAllocatableResources, alpha: " + inventorygen.CPUMappedPerDevice +
 				" cpu each, 256Mi memory overhead per pod; nodes of 64 cpu); a pod asks for 1 device of test-class",
