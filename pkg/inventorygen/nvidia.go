@@ -87,17 +87,23 @@ var (
 // NvidiaH100 returns nodes "h100-<i>", each with 8 full H100 80GB GPUs
 // published by gpu.nvidia.com in one slice of the node's pool (pool name =
 // node name, owned by the node), plus the driver's three DeviceClasses.
-func NvidiaH100(nodes int) Cluster { return nvidiaFullGPUs("h100", modelH100, nodes, NvidiaGPUsPerNode) }
+func NvidiaH100(nodes int) Cluster {
+	return nvidiaFullGPUs("h100", modelH100, nodes, NvidiaGPUsPerNode)
+}
 
 // NvidiaH100x4 is NvidiaH100 with 4 GPUs per node (nodes "h100x4-<i>"),
 // the GPUs of a compute tray of an NVL72 rack (18 trays × 4 GPUs).
 func NvidiaH100x4(nodes int) Cluster { return nvidiaFullGPUs("h100x4", modelH100, nodes, 4) }
 
 // NvidiaH200 is NvidiaH100 for H200 GPUs (nodes "h200-<i>").
-func NvidiaH200(nodes int) Cluster { return nvidiaFullGPUs("h200", modelH200, nodes, NvidiaGPUsPerNode) }
+func NvidiaH200(nodes int) Cluster {
+	return nvidiaFullGPUs("h200", modelH200, nodes, NvidiaGPUsPerNode)
+}
 
 // NvidiaA100 is NvidiaH100 for A100-SXM4-40GB GPUs (nodes "a100-<i>").
-func NvidiaA100(nodes int) Cluster { return nvidiaFullGPUs("a100", modelA100, nodes, NvidiaGPUsPerNode) }
+func NvidiaA100(nodes int) Cluster {
+	return nvidiaFullGPUs("a100", modelA100, nodes, NvidiaGPUsPerNode)
+}
 
 func nvidiaFullGPUs(prefix string, model gpuModel, nodes, gpusPerNode int) Cluster {
 	var c Cluster
