@@ -25,13 +25,16 @@ import (
 )
 
 // configColor keeps each configuration's colour fixed across panels and
-// runs: ours blue, in-tree red, no-claims grey.
+// runs: ours blue, in-tree red, device-plugin green, no-claims (and the
+// rest) grey.
 func configColor(c Config) string {
 	switch c {
 	case ConfigOurs:
 		return "#0072B2"
 	case ConfigInTree:
 		return "#D55E00"
+	case ConfigDevicePlugin:
+		return "#009E73"
 	}
 	return "#777777"
 }

@@ -49,8 +49,9 @@ const (
 // pkg/plugins/draallocator/README.md); it also generates a pod group's
 // topology placements in place of TopologyPlacementGenerator and scores
 // them at weight 2, as the shipped ConfigMap does (both matter only with
-// TopologyAwareWorkloadScheduling on). In-tree and no-claims keep the
-// default plugins.
+// TopologyAwareWorkloadScheduling on). In-tree, no-claims and
+// device-plugin keep the default plugins: device-plugin's pods need only
+// NodeResourcesFit and DefaultPreemption, which count extended resources.
 func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]byte, error) {
 	profile := map[string]any{"schedulerName": SchedulerName}
 	switch c {
@@ -65,7 +66,7 @@ func SchedulerConfig(c Config, kubeconfig string, qps float32, burst int32) ([]b
 				"enabled": []any{map[string]any{"name": draallocator.Name, "weight": 2}},
 			},
 		}
-	case ConfigInTree, ConfigNoClaims:
+	case ConfigInTree, ConfigNoClaims, ConfigDevicePlugin:
 	case ConfigFile:
 		return nil, fmt.Errorf("scheduler configuration for %q: comes from a file (FileSchedulerConfig)", c)
 	default:

@@ -174,6 +174,8 @@ func (o *Options) completeGang() error {
 	switch {
 	case o.racked():
 		return nil // whole devices of any shape; completeRacks checked the sizes
+	case slices.Contains(o.Configs, ConfigDevicePlugin):
+		return fmt.Errorf("the gang workload's pods prefer a whole device and fall back to a part of one (firstAvailable), which an extended resource cannot express: configuration %q runs gangs of whole devices only, in racks (--gang-placement %s, or %s with --rack-size)", ConfigDevicePlugin, GangRack, GangAnyNode)
 	case o.Shape.Partition == nil:
 		return fmt.Errorf("shape %s announces no parts of its devices for a gang's pods to fall back to (want one of %s)", o.Shape.Name, strings.Join(withParts, ", "))
 	}
@@ -234,15 +236,18 @@ func (o *Options) gangTemplate() string {
 	return gangTemplateName
 }
 
-// createGangObjects creates the claim template and a gang PodGroup per
-// gang, its minCount the gang's size, with the gangs' constraints.
-func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, members [][]string) error {
+// createGangObjects creates, for a configuration c with claims, the claim
+// template, and a gang PodGroup per gang, its minCount the gang's size,
+// with the gangs' constraints.
+func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, c Config, members [][]string) error {
 	spec := claimSpec(o.Shape)
 	if !o.racked() {
 		spec = gangClaimSpec(o.Shape) // the shape has parts (completeGang)
 	}
-	if err := createTemplate(ctx, client, namespace, o.gangTemplate(), spec); err != nil {
-		return err
+	if c.HasClaims() {
+		if err := createTemplate(ctx, client, namespace, o.gangTemplate(), spec); err != nil {
+			return err
+		}
 	}
 	return Parallel(ctx, len(members), o.Writers, func(ctx context.Context, g int) error {
 		group := &schedulingapi.PodGroup{
@@ -261,11 +266,14 @@ func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Inter
 	})
 }
 
-// makeGangPod returns pod name of PodGroup group, its claim from
-// template, on node when it is not empty.
-func makeGangPod(name, namespace, group, template, node string) *v1.Pod {
-	pod := makePod(name, namespace, ConfigOurs, ClaimsTemplate)
-	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(template)
+// makeGangPod returns pod name of configuration c and PodGroup group, its
+// claim from template (device-plugin: one unit of DevicePluginResource),
+// on node when it is not empty.
+func makeGangPod(name, namespace string, c Config, group, template, node string) *v1.Pod {
+	pod := makePod(name, namespace, c, ClaimsTemplate)
+	if c.HasClaims() {
+		pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(template)
+	}
 	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
 	if node != "" {
 		pod.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
@@ -295,7 +303,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if err := o.createGangObjects(ctx, client, ns, members); err != nil {
+	if err := o.createGangObjects(ctx, client, ns, c, members); err != nil {
 		return res, err
 	}
 	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart,
@@ -305,7 +313,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	}
 	defer sched.stop()
 	defer rec.Stop()
-	if err := o.fillRacks(ctx, client, rec, sched, ns, cluster, label, res.Gang); err != nil {
+	if err := o.fillRacks(ctx, client, rec, sched, ns, c, cluster, label, res.Gang); err != nil {
 		return res, err
 	}
 
@@ -324,7 +332,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 		if o.GangPlacement == GangOwnNode {
 			node = cluster.Nodes[g].Name
 		}
-		return makeGangPod(all[i], ns, podName(gangGroup, g), o.gangTemplate(), node)
+		return makeGangPod(all[i], ns, c, podName(gangGroup, g), o.gangTemplate(), node)
 	}); err != nil {
 		return res, err
 	}
@@ -359,6 +367,10 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	check, err := res.recordClaims(cctx, client, ns, waitErr)
 	res.Gang.WholeDevices = check.requests[requestName+"/"+wholeSubrequest] + check.requests[requestName] - res.Gang.FillerPods
 	res.Gang.PartDevices = check.requests[requestName+"/"+partSubrequest]
+	if c == ConfigDevicePlugin {
+		// No claims: every bound pod holds one whole unit.
+		res.Gang.WholeDevices = res.Bound
+	}
 	return res, err
 }
 

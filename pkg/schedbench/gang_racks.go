@@ -121,17 +121,18 @@ func (o *Options) gangConstraints() *schedulingapi.PodGroupSchedulingConstraints
 	return &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: RackLabel}}}
 }
 
-// makeRackFiller returns filler pod name on node, asking for one device.
-func makeRackFiller(name, namespace, node string) *v1.Pod {
-	pod := makePod(name, namespace, ConfigOurs, ClaimsTemplate)
+// makeRackFiller returns filler pod name of configuration c on node,
+// asking for one device.
+func makeRackFiller(name, namespace string, c Config, node string) *v1.Pod {
+	pod := makePod(name, namespace, c, ClaimsTemplate)
 	pod.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
 	return pod
 }
 
 // fillRacks makes the partly used racks of cluster partly used: a filler
 // pod on each of rackFillerNodes, placed by the run's scheduler, before
-// the gangs. g records how many.
-func (o *Options) fillRacks(ctx context.Context, client kubernetes.Interface, rec *podlatency.Recorder, sched *child, ns string, cluster inventorygen.Cluster, label string, g *GangResult) error {
+// the gangs. g records how many. c is the run's configuration.
+func (o *Options) fillRacks(ctx context.Context, client kubernetes.Interface, rec *podlatency.Recorder, sched *child, ns string, c Config, cluster inventorygen.Cluster, label string, g *GangResult) error {
 	if !o.racked() {
 		return nil
 	}
@@ -142,7 +143,7 @@ func (o *Options) fillRacks(ctx context.Context, client kubernetes.Interface, re
 	}
 	start := time.Now()
 	if err := createMadePods(ctx, client, rec, ns, len(names), o.Writers, func(i int) *v1.Pod {
-		return makeRackFiller(names[i], ns, cluster.Nodes[nodes[i]].Name)
+		return makeRackFiller(names[i], ns, c, cluster.Nodes[nodes[i]].Name)
 	}); err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func TestGangTableOfRacks(t *testing.T) {
 		Results: []Result{{Nodes: 90, Devices: 360, Config: ConfigOurs, Pods: 144, Bound: 144, Claims: 153, ClaimsAllocated: 153,
 			SchedulerCPUSeconds: 2, ResourceClaimWorkers: 50, Gang: g}}}
 	wantRows(t, collapsedTable(t, rep), []tableRow{
-		{"the placements tried and feasible per gang are reported", "90 ours 4 4 144 0s - 4 1.00 5.00 (4.00 feasible) 100 2.00 500 0s 0s 144 0"},
+		{"the placements tried and feasible per gang are reported", "90 ours 4 4 144 0s - 4 1.00 5.00 (4.00 feasible) 100 2.00 500 - 0s 0s 144 0"},
 		{"where the gangs went is said under the table", "90 nodes, ours: 5 racks of 18 nodes, every fourth partly used by 9 pods: 1 placed gangs in a partly used rack, 0 gangs in more than one rack"},
 	})
 	if p := rep.Results[0].gangProblem(); p != "" {
@@ -145,7 +145,7 @@ func TestGangsInRacksOfAShapeWithoutPartsGetWholeDeviceClaims(t *testing.T) {
 	o := DefaultOptions()
 	o.Workload, o.GangPlacement, o.Shape, o.RackSize, o.Writers = WorkloadGang, GangRack, mustShape(t, "h100"), 9, 2
 	client := fake.NewClientset()
-	if err := o.createGangObjects(context.Background(), client, "ns", gangMembers(2, 4)); err != nil {
+	if err := o.createGangObjects(context.Background(), client, "ns", ConfigOurs, gangMembers(2, 4)); err != nil {
 		t.Fatal(err)
 	}
 	tmpl, err := client.ResourceV1().ResourceClaimTemplates("ns").Get(context.Background(), templateName, metav1.GetOptions{})

@@ -85,7 +85,8 @@ type GangResult struct {
 	// scheduler tries every gang, placed or not, until the run ends.
 	CPUSecondsPerGang float64 `json:"schedulerCPUSecondsPerGang"`
 	// WholeDevices and PartDevices are the allocated claims' devices
-	// chosen as whole devices and as parts.
+	// chosen as whole devices and as parts (device-plugin: WholeDevices
+	// is the gang pods bound, one unit each).
 	WholeDevices int `json:"wholeDevices"`
 	PartDevices  int `json:"partDevices"`
 }
@@ -147,7 +148,7 @@ func (r Result) gangProblem() string {
 		return fmt.Sprintf("%d gangs have pods in more than one rack", g.SplitGangs)
 	case g.Racks > 0 && g.Placed < g.Gangs:
 		return fmt.Sprintf("only %d of %d gangs placed, though every gang fits a free rack", g.Placed, g.Gangs)
-	case r.ClaimsAllocated != r.Bound+g.FillerPods:
+	case r.Config.HasClaims() && r.ClaimsAllocated != r.Bound+g.FillerPods:
 		return fmt.Sprintf("%d claims allocated for %d bound pods and %d fillers: a pending gang holds devices", r.ClaimsAllocated, r.Bound, g.FillerPods)
 	}
 	return ""
@@ -166,7 +167,7 @@ func (r Result) gangSummary() string {
 // results. time is GangResult.SpanNs.
 func (rep *Report) writeGangTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tgangs\tplaced\tpods bound\ttime\tgroups/s\tcycles\tcycles/gang\tplacements/gang\tms/cycle\tsched CPU s\tCPU ms/gang\tgang p50\tgang p99\twhole\tparts\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tgangs\tplaced\tpods bound\ttime\tgroups/s\tcycles\tcycles/gang\tplacements/gang\tms/cycle\tsched CPU s\tCPU ms/gang\tCPU vs device-plugin\tgang p50\tgang p99\twhole\tparts\t")
 	for _, r := range rep.Results {
 		g := r.gangOrEmpty()
 		msPerCycle, placements := "-", "-"
@@ -176,10 +177,10 @@ func (rep *Report) writeGangTable(w io.Writer) error {
 		if g.Placements > 0 {
 			placements = fmt.Sprintf("%s (%s feasible)", fmtFloat(g.PlacementsPerGang), fmtFloat(float64(g.FeasiblePlacements)/float64(g.Gangs)))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n",
 			r.Nodes, r.Config, g.Gangs, g.Placed, r.Bound, fmtNs(g.SpanNs, g.Placed), fmtFloat(g.GroupsPerSecond),
 			g.Cycles, fmtFloat(g.CyclesPerGang), placements, msPerCycle, fmtFloat(r.SchedulerCPUSeconds),
-			fmtMillis(time.Duration(g.CPUSecondsPerGang*float64(time.Second))),
+			fmtMillis(time.Duration(g.CPUSecondsPerGang*float64(time.Second))), fmtRatio(r.CPUVsDevicePlugin),
 			fmtNs(g.Latency.P50Ns, g.Placed), fmtNs(g.Latency.P99Ns, g.Placed), g.WholeDevices, g.PartDevices)
 	}
 	if err := tw.Flush(); err != nil {

@@ -181,9 +181,9 @@ func TestGangTable(t *testing.T) {
 	out := collapsedTable(t, sampleGangReport())
 	wantRows(t, out, []tableRow{
 		{"the header names the workload", "dra-bench scheduler: workload gang: shape h100-mig"},
-		{"the table has groups per second, cycles and CPU per gang", "nodes config gangs placed pods bound time groups/s cycles cycles/gang placements/gang ms/cycle sched CPU s CPU ms/gang gang p50 gang p99 whole parts"},
-		{"ours placed every gang in one cycle each, on halves", "4 ours 4 4 32 2s 2.00 4 1.00 - 50.0 0.40 100 1s 1.9s 0 32"},
-		{"in-tree placed none and kept trying", "4 in-tree 4 0 0 - - 40 10.0 - 20.0 1.00 250 - - 0 0"},
+		{"the table has groups per second, cycles and CPU per gang", "nodes config gangs placed pods bound time groups/s cycles cycles/gang placements/gang ms/cycle sched CPU s CPU ms/gang CPU vs device-plugin gang p50 gang p99 whole parts"},
+		{"ours placed every gang in one cycle each, on halves", "4 ours 4 4 32 2s 2.00 4 1.00 - 50.0 0.40 100 - 1s 1.9s 0 32"},
+		{"in-tree placed none and kept trying", "4 in-tree 4 0 0 - - 40 10.0 - 20.0 1.00 250 - - - 0 0"},
 		{"in-tree's pending gangs are said, not failed", "4 nodes, in-tree: 4 of 4 gangs of 8 still pending after 2m0s"},
 	})
 	if strings.Contains(out, "in-tree: only") || strings.Contains(out, "ours: ") {

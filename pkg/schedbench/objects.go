@@ -69,8 +69,9 @@ func celSelectors(exprs []string) []resourceapi.DeviceSelector {
 }
 
 // makePod returns pod name of a configuration: one pause container, the
-// benchmark's scheduler, and (unless no-claims) one claim from the template
-// or the pre-created claim of the same name.
+// benchmark's scheduler, and one claim from the template or the
+// pre-created claim of the same name (no claim for no-claims; for
+// device-plugin, one unit of DevicePluginResource instead).
 func makePod(name, namespace string, c Config, mode ClaimMode) *v1.Pod {
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{"app.kubernetes.io/name": "dra-bench"}},
@@ -80,6 +81,9 @@ func makePod(name, namespace string, c Config, mode ClaimMode) *v1.Pod {
 			// No kubelet may ever run these pods: deleting them must not wait.
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
 		},
+	}
+	if c == ConfigDevicePlugin {
+		setDeviceUnits(pod, 1)
 	}
 	if !c.HasClaims() {
 		return pod

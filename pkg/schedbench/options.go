@@ -46,13 +46,23 @@ const (
 	// ConfigFile runs the KubeSchedulerConfiguration of Options.ConfigFile
 	// (FileSchedulerConfig), e.g. the shipped one, at its own client rate.
 	ConfigFile Config = "file"
+	// ConfigDevicePlugin runs the default plugins on the same pods without
+	// claims, each asking for its devices as units of the extended
+	// resource DevicePluginResource, which every node advertises
+	// Shape.DevicesPerNode of in its status: the device-plugin baseline
+	// (deviceplugin.go).
+	ConfigDevicePlugin Config = "device-plugin"
 )
 
 // AllConfigs lists the configurations in their default order.
 func AllConfigs() []Config { return []Config{ConfigOurs, ConfigInTree, ConfigNoClaims} }
 
 // HasClaims reports whether the configuration's pods use ResourceClaims.
-func (c Config) HasClaims() bool { return c != ConfigNoClaims }
+func (c Config) HasClaims() bool { return c != ConfigNoClaims && c != ConfigDevicePlugin }
+
+// NeedsDevices reports whether the configuration's pods ask for devices:
+// through claims, or as the extended resource of device-plugin.
+func (c Config) NeedsDevices() bool { return c != ConfigNoClaims }
 
 // ParseConfigs parses a comma-separated list of configuration names.
 func ParseConfigs(list string) ([]Config, error) {
@@ -64,9 +74,9 @@ func ParseConfigs(list string) ([]Config, error) {
 		}
 		c := Config(f)
 		switch c {
-		case ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigFile:
+		case ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigDevicePlugin, ConfigFile:
 		default:
-			return nil, fmt.Errorf("unknown configuration %q (want %s, %s, %s or %s)", f, ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigFile)
+			return nil, fmt.Errorf("unknown configuration %q (want %s, %s, %s, %s or %s)", f, ConfigOurs, ConfigInTree, ConfigNoClaims, ConfigDevicePlugin, ConfigFile)
 		}
 		for _, seen := range out {
 			if seen == c {
@@ -436,6 +446,9 @@ func (o *Options) complete() error {
 	if err := o.validateFeatureGates(); err != nil {
 		return err
 	}
+	if slices.Contains(o.Configs, ConfigDevicePlugin) && o.Kubeconfig != "" && !o.CreateInventory {
+		return fmt.Errorf("configuration %q needs nodes that advertise %s in their status: with a kubeconfig, only with the created inventory (--create-inventory)", ConfigDevicePlugin, DevicePluginResource)
+	}
 	if o.LogDir == "" {
 		return errors.New("no log directory")
 	}
@@ -468,9 +481,10 @@ func (o *Options) complete() error {
 
 // completeOwnPods checks what the workloads that make their own pods on
 // the in-process control plane share: no existing cluster (needs says
-// why), no configuration without claims (uses says what the workload
-// does with devices), claims from templates, and no pod counts (instead
-// says what to set).
+// why), no configuration without devices (uses says what the workload
+// does with them; device-plugin's pods ask for them as an extended
+// resource), claims from templates, and no pod counts (instead says what
+// to set).
 func (o *Options) completeOwnPods(needs, uses, instead string) error {
 	switch {
 	case o.Kubeconfig != "":

@@ -33,8 +33,10 @@ import (
 // scheduled, created before the measured ones and left in the scheduler's
 // queue through the run, as in a cluster where some jobs wait for devices
 // that do not exist. With claims, each pod's claim comes from a template
-// that asks for one device more than a node of the shape has; without
-// claims (no-claims), the pod selects a node label no node has.
+// that asks for one device more than a node of the shape has; with
+// device-plugin, the pod asks for one unit of DevicePluginResource more
+// than a node has, so it waits for capacity as the claims' pods do;
+// without devices (no-claims), the pod selects a node label no node has.
 const (
 	// pendingGroup names the backlog's pods ("pending-<i>").
 	pendingGroup = "pending"
@@ -52,11 +54,17 @@ func pendingClaimSpec(s Shape) resourceapi.ResourceClaimSpec {
 	return spec
 }
 
-// makePendingPod returns backlog pod name of configuration c: a pod of c
-// made from templates, whose claim comes from the too-big template.
-func makePendingPod(name, namespace string, c Config) *v1.Pod {
+// makePendingPod returns backlog pod name of configuration c on nodes of
+// shape s: a pod of c made from templates, whose claim comes from the
+// too-big template; with device-plugin, one asking for one unit more than
+// a node has.
+func makePendingPod(name, namespace string, s Shape, c Config) *v1.Pod {
 	pod := makePod(name, namespace, c, ClaimsTemplate)
 	pod.Labels[pendingLabel] = "true"
+	if c == ConfigDevicePlugin {
+		setDeviceUnits(pod, s.DevicesPerNode+1)
+		return pod
+	}
 	if !c.HasClaims() {
 		pod.Spec.NodeSelector = map[string]string{pendingLabel: "true"}
 		return pod
@@ -75,7 +83,7 @@ func createBacklog(ctx context.Context, client kubernetes.Interface, namespace s
 		}
 	}
 	if err := Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
-		pod := makePendingPod(podName(pendingGroup, i), namespace, c)
+		pod := makePendingPod(podName(pendingGroup, i), namespace, s, c)
 		if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create pod %s/%s: %w", namespace, pod.Name, err)
 		}

@@ -42,7 +42,10 @@ import (
 // evicted low-priority pods for it and a kubelet stand-in (kubelet.go) has
 // finished their graceful deletion. Each low-priority pod holds one device,
 // so a preemptor of k devices needs exactly k victims: the minimum is the
-// sum of the preemptors' devices (MinVictims).
+// sum of the preemptors' devices (MinVictims). With device-plugin, a
+// device is a unit of DevicePluginResource: every node has as many units
+// as low-priority pods, and a preemptor asks for k units, which stock
+// DefaultPreemption frees by evicting k of them.
 const (
 	// lowPriorityClass and highPriorityClass are the PriorityClasses of
 	// the filling pods and of the preemptors.
@@ -142,32 +145,42 @@ func (o *Options) completePreemption() error {
 // for devices devices of the shape.
 func preemptionTemplate(devices int) string { return "dra-bench-devices-" + strconv.Itoa(devices) }
 
-// makePriorityPod returns pod name of priority class class, whose claim
-// comes from the template of devices devices.
-func makePriorityPod(name, namespace, class string, devices int) *v1.Pod {
-	pod := makePod(name, namespace, ConfigOurs, ClaimsTemplate)
+// makePriorityPod returns pod name of configuration c and priority class
+// class, whose claim comes from the template of devices devices; with
+// device-plugin, it asks for devices units of DevicePluginResource
+// instead.
+func makePriorityPod(name, namespace string, c Config, class string, devices int) *v1.Pod {
+	pod := makePod(name, namespace, c, ClaimsTemplate)
 	pod.Labels[devicesLabel] = strconv.Itoa(devices)
 	pod.Spec.PriorityClassName = class
+	if c == ConfigDevicePlugin {
+		setDeviceUnits(pod, devices)
+		return pod
+	}
 	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(preemptionTemplate(devices))
 	return pod
 }
 
-// makeLowPod returns a low-priority pod of one device that terminates
-// gracefully when deleted.
-func makeLowPod(name, namespace string) *v1.Pod {
-	pod := makePriorityPod(name, namespace, lowPriorityClass, 1)
+// makeLowPod returns a low-priority pod of configuration c of one device
+// that terminates gracefully when deleted.
+func makeLowPod(name, namespace string, c Config) *v1.Pod {
+	pod := makePriorityPod(name, namespace, c, lowPriorityClass, 1)
 	pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](victimGracePeriod)
 	return pod
 }
 
-// createPreemptionObjects creates the two PriorityClasses and a claim
-// template per device count of sizes and for the low-priority pods' one.
-func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, sizes []int) error {
+// createPreemptionObjects creates the two PriorityClasses and, for a
+// configuration with claims, a claim template per device count of sizes
+// and for the low-priority pods' one.
+func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, sizes []int) error {
 	for name, value := range map[string]int32{lowPriorityClass: lowPriority, highPriorityClass: highPriority} {
 		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
 		if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create PriorityClass %s: %w", name, err)
 		}
+	}
+	if !c.HasClaims() {
+		return nil
 	}
 	counts := append([]int{1}, sizes...)
 	slices.Sort(counts)
@@ -205,7 +218,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if err := createPreemptionObjects(ctx, client, ns, o.Shape, sizes); err != nil {
+	if err := createPreemptionObjects(ctx, client, ns, o.Shape, c, sizes); err != nil {
 		return res, err
 	}
 	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart, fmt.Sprintf("%d nodes, %d devices", n, res.Devices))
@@ -225,7 +238,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}()
 
 	fillStart := time.Now()
-	if err := createMadePods(ctx, client, rec, ns, len(lows), o.Writers, func(i int) *v1.Pod { return makeLowPod(lows[i], ns) }); err != nil {
+	if err := createMadePods(ctx, client, rec, ns, len(lows), o.Writers, func(i int) *v1.Pod { return makeLowPod(lows[i], ns, c) }); err != nil {
 		return res, err
 	}
 	if err := waitBound(ctx, rec, lows, sched, o.Timeout, o.Stall, o.Progress, label+" fill"); err != nil {
@@ -237,9 +250,10 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	if err != nil {
 		return res, err
 	}
+	loadBefore, loadErr := currentAPILoad()
 	submitStart := time.Now()
 	if err := createMadePods(ctx, client, rec, ns, len(preemptors), o.Writers, func(i int) *v1.Pod {
-		return makePriorityPod(preemptors[i], ns, highPriorityClass, sizes[i])
+		return makePriorityPod(preemptors[i], ns, c, highPriorityClass, sizes[i])
 	}); err != nil {
 		return res, err
 	}
@@ -254,6 +268,10 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}
 	o.progress("%s: %d of %d preemptors bound; the kubelet stand-in ended %d graceful deletions", label, rec.CountBound(preemptors), len(preemptors), kubelet.deleted.Load())
 	res.recordUsage(sched, before)
+	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil {
+		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
+		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
+	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(preemptors)
 	res.Bound, res.Latency = len(lat), Summarize(lat)

@@ -93,16 +93,19 @@ func (r Result) cpuPerPreemptor() time.Duration {
 
 // writePreemptionTable writes one row per preemption result, then one per
 // (result, preemptor size), then the problems of failed results. time is
-// SpanNs (first preemptor created to last bound).
+// SpanNs (first preemptor created to last bound); API writes/preemptor
+// counts every write while the preemptors were created and scheduled:
+// their creation and binding, the victims' deletions and the scheduler's
+// events and status updates.
 func (rep *Report) writePreemptionTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tpreemptors\tbound\tvictims\tminimum\ttime\tp50\tp99\tmax\tsched CPU s\tCPU ms/preemptor\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tpreemptors\tbound\tvictims\tminimum\ttime\tp50\tp99\tmax\tsched CPU s\tCPU ms/preemptor\tCPU vs device-plugin\tAPI writes/preemptor\t")
 	for _, r := range rep.Results {
 		p := r.preemptionOrEmpty()
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.Nodes, r.Config, r.Pods, r.Bound, p.Victims, p.MinVictims, fmtNs(r.SpanNs, r.Bound),
 			fmtNs(r.Latency.P50Ns, r.Bound), fmtNs(r.Latency.P99Ns, r.Bound), fmtNs(r.Latency.MaxNs, r.Bound),
-			fmtFloat(r.SchedulerCPUSeconds), fmtMillis(r.cpuPerPreemptor()))
+			fmtFloat(r.SchedulerCPUSeconds), fmtMillis(r.cpuPerPreemptor()), fmtRatio(r.CPUVsDevicePlugin), r.writesPerPod())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -133,6 +133,14 @@ type Result struct {
 	// no-claims' (absent without a no-claims result).
 	RatioVsInTree     *float64 `json:"ratioVsInTree,omitempty"`
 	PercentOfNoClaims *float64 `json:"percentOfNoClaims,omitempty"`
+	// CPUVsDevicePlugin is the scheduler's CPU per measured pod
+	// (SchedulerCPUSeconds / Pods) over device-plugin's at the same size:
+	// what asking for devices through this configuration costs the
+	// scheduler against the baseline without DRA. It is absent without a
+	// device-plugin result, and when either CPU reads 0: the scheduler's
+	// CPU is read from /proc in clock ticks of 10 ms, so a small run may
+	// read 0, and a ratio to (or of) 0 would say nothing.
+	CPUVsDevicePlugin *float64 `json:"cpuVsDevicePlugin,omitempty"`
 	// SchedulerPeakRSSBytes is the scheduler process' VmHWM at the end;
 	// SchedulerCPUSeconds its CPU time (user + system) while the measured
 	// pods were scheduled, SchedulerCPUTotalSeconds since it started.
@@ -181,8 +189,17 @@ type Result struct {
 func (r Result) Failed() bool { return r.problem() != "" }
 
 // fillComparisons sets the ratios of every result against in-tree and
-// no-claims at the same size.
+// no-claims at the same size, and its scheduler CPU per pod against
+// device-plugin's (cpuPerPod).
 func (rep *Report) fillComparisons() {
+	devicePlugin := func(nodes int) *Result {
+		for i := range rep.Results {
+			if r := &rep.Results[i]; r.Nodes == nodes && r.Config == ConfigDevicePlugin && r.cpuPerPod() > 0 {
+				return r
+			}
+		}
+		return nil
+	}
 	find := func(nodes int, c Config) *Result {
 		for i := range rep.Results {
 			if r := &rep.Results[i]; r.Nodes == nodes && r.Config == c && r.PodsPerSecond > 0 {
@@ -193,7 +210,11 @@ func (rep *Report) fillComparisons() {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		r.RatioVsInTree, r.PercentOfNoClaims = nil, nil
+		r.RatioVsInTree, r.PercentOfNoClaims, r.CPUVsDevicePlugin = nil, nil, nil
+		if dp := devicePlugin(r.Nodes); dp != nil && r.cpuPerPod() > 0 {
+			v := r.cpuPerPod() / dp.cpuPerPod()
+			r.CPUVsDevicePlugin = &v
+		}
 		if r.PodsPerSecond <= 0 {
 			continue
 		}
@@ -206,6 +227,15 @@ func (rep *Report) fillComparisons() {
 			r.PercentOfNoClaims = &v
 		}
 	}
+}
+
+// cpuPerPod is the scheduler's CPU seconds per measured pod (preemptor,
+// gang pod), 0 when it read 0 or no pod was measured.
+func (r Result) cpuPerPod() float64 {
+	if r.Pods <= 0 || r.SchedulerCPUSeconds <= 0 {
+		return 0
+	}
+	return r.SchedulerCPUSeconds / float64(r.Pods)
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -229,22 +259,27 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return rep.writeGangTable(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tcontrol plane CPU s\tAPI writes/pod\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tCPU vs device-plugin\tcontrol plane CPU s\tAPI writes/pod\t")
 	for _, r := range rep.Results {
-		writesPerPod := "-"
-		if r.APIWrites > 0 && r.Pods > 0 {
-			writesPerPod = fmt.Sprintf("%.1f", float64(r.APIWrites)/float64(r.Pods))
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.Nodes, r.Config, r.Pods, r.Bound, fmtNs(r.SpanNs, r.Bound), fmtFloat(r.PodsPerSecond),
 			fmtNs(r.Latency.P50Ns, r.Bound), fmtNs(r.Latency.P90Ns, r.Bound), fmtNs(r.Latency.P99Ns, r.Bound), fmtNs(r.Latency.MaxNs, r.Bound),
 			fmtRatio(r.RatioVsInTree), fmtPercent(r.PercentOfNoClaims),
-			fmtMiB(r.SchedulerPeakRSSBytes), fmtFloat(r.SchedulerCPUSeconds), fmtFloat(r.ControlPlaneCPUSeconds), writesPerPod)
+			fmtMiB(r.SchedulerPeakRSSBytes), fmtFloat(r.SchedulerCPUSeconds), fmtRatio(r.CPUVsDevicePlugin), fmtFloat(r.ControlPlaneCPUSeconds), r.writesPerPod())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	return rep.writeNotes(w, nil)
+}
+
+// writesPerPod formats APIWrites per measured pod (preemptor, gang pod),
+// "-" when none were counted (with --kubeconfig).
+func (r Result) writesPerPod() string {
+	if r.APIWrites <= 0 || r.Pods <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(r.APIWrites)/float64(r.Pods))
 }
 
 // writeNotes writes under a table, per result, the lines notes gives for

@@ -241,7 +241,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 
 	if n > 0 {
-		cluster := o.Shape.Cluster(n)
+		cluster := o.forConfig(o.Shape.Cluster(n), c)
 		res.Devices = n * o.Shape.DevicesPerNode
 		if o.Kubeconfig != "" {
 			defer func() {
@@ -350,8 +350,10 @@ func (r *Result) recordUsage(sched *child, before usage) {
 }
 
 // recordClaims checks the claims of ns after a run (checkClaims) and
-// records them; it returns the check and waitErr, joined with a failed
-// check or a device held twice.
+// records them, and, for device-plugin, the units of DevicePluginResource
+// its bound pods ask for beyond their node's (checkUnits; they count as
+// devices held twice); it returns the check and waitErr, joined with a
+// failed check or a device held twice.
 func (r *Result) recordClaims(ctx context.Context, client kubernetes.Interface, ns string, waitErr error) (claimCheck, error) {
 	check, err := checkClaims(ctx, client, ns)
 	if err != nil {
@@ -360,6 +362,16 @@ func (r *Result) recordClaims(ctx context.Context, client kubernetes.Interface, 
 	r.Claims, r.ClaimsAllocated, r.DuplicateDevices = check.claims, check.allocated, check.duplicates
 	if check.duplicates > 0 {
 		waitErr = errors.Join(waitErr, errors.New(check.example))
+	}
+	if r.Config == ConfigDevicePlugin && r.Nodes > 0 {
+		over, example, err := checkUnits(ctx, client, ns, r.Devices/r.Nodes)
+		if err != nil {
+			return check, errors.Join(waitErr, err)
+		}
+		r.DuplicateDevices += over
+		if over > 0 {
+			waitErr = errors.Join(waitErr, errors.New(example))
+		}
 	}
 	return check, waitErr
 }
@@ -373,6 +385,7 @@ func (o *Options) startInProcess(ctx context.Context, n int, res *Result) (*targ
 	if o.racked() {
 		cluster = o.withRacks(cluster)
 	}
+	cluster = o.forConfig(cluster, res.Config)
 	tgt, err := o.startTarget(ctx)
 	if err != nil {
 		return nil, cluster, err
@@ -434,6 +447,9 @@ func (o *Options) startScheduler(ctx context.Context, tgt *target, res *Result, 
 }
 
 func claimsNote(c Config, mode ClaimMode) string {
+	if c == ConfigDevicePlugin {
+		return "none, one " + string(DevicePluginResource) + " per pod"
+	}
 	if !c.HasClaims() {
 		return "none"
 	}
