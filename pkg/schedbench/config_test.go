@@ -37,9 +37,10 @@ import (
 
 // TestSchedulerConfigDecodes decodes every configuration with
 // kube-scheduler's own scheme (defaults included), validates it, and checks
-// which DRA plugin ends up enabled.
+// which DRA plugin ends up enabled (device-plugin: the default ones, like
+// no-claims).
 func TestSchedulerConfigDecodes(t *testing.T) {
-	for _, c := range AllConfigs() {
+	for _, c := range append(AllConfigs(), ConfigDevicePlugin) {
 		t.Run(string(c), func(t *testing.T) {
 			data, err := SchedulerConfig(c, "/tmp/kubeconfig", 5000, 4000)
 			if err != nil {
