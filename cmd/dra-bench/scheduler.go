@@ -72,7 +72,7 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.opts.Preemptors, "preemptors", 0, "with --workload preemption: preemptors per run, a quarter each needing 1, 2, 4 and 8 devices (default: one per 4 nodes; at most one per node)")
 	fs.DurationVar(&f.opts.PreemptionTimeout, "preemption-timeout", d.PreemptionTimeout, "with --workload preemption: how long to wait for the preemptors of one run; those still pending are reported (in-tree's cannot preempt for devices), not an error")
 	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
-	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
+	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, device-plugin (the baseline without DRA: nodes advertise their devices as the extended resource "+string(schedbench.DevicePluginResource)+", pods ask for it in their limits), file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "a KubeSchedulerConfiguration file to measure as the configuration \"file\", e.g. the shipped one (manifests/install/configmap.yaml's config.yaml); it runs at its own clientConnection qps and burst, with leader election off and its first profile renamed "+schedbench.SchedulerName)
 	fs.StringVar(&f.shape, "shape", "", "inventory shape, one of the Shapes above (default "+d.Shape.Name+"; "+gangShape+" with --workload gang)")
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
@@ -357,6 +357,15 @@ three configurations on the same workload:
   no-claims  default plugins, the same pods without claims: the floor the
              API writes set
 
+and, with --configs, the baseline every GPU platform runs today:
+
+  device-plugin  default plugins, the same pods without claims asking
+                 for their devices in their limits as an extended
+                 resource, %s, of which every node
+                 advertises as many in its status as the shape has
+                 devices; not nvidia.com/gpu, which the shapes'
+                 DeviceClass maps: that would make it DRA
+
 For every --nodes size and configuration it starts a fresh in-process
 control plane (etcd, kube-apiserver, resourceclaim controller with
 --claim-workers workers), creates the nodes, ResourceSlices and
@@ -399,7 +408,7 @@ Examples:
   dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree
 
 Flags:
-`, strings.Join(shapes, "\n"))
+`, schedbench.DevicePluginResource, strings.Join(shapes, "\n"))
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
 Progress goes to stderr, results to stdout. See cmd/dra-bench/README.md for

@@ -83,6 +83,11 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"the gang workload needs a shape whose devices have parts", []string{"scheduler", "--workload", "gang", "--shape", "h100", "--log-dir", t.TempDir()}, 2, "", "shape h100 announces no parts of its devices"},
 		{"the gang workload takes at most one gang per node of their own", []string{"scheduler", "--workload", "gang", "--nodes", "2", "--gangs", "3", "--log-dir", t.TempDir()}, 2, "", "3 gangs on 2 nodes of their own"},
 		{"the gang workload refuses gangs that fit on a node's whole GPUs", []string{"scheduler", "--workload", "gang", "--gang-size", "4", "--log-dir", t.TempDir()}, 2, "", "want more pods than devices"},
+		{"the scheduler's help explains device-plugin and its resource", []string{"scheduler", "--help"}, 0, "", "as an extended\n                 resource, dra-bench.example.com/device"},
+		{"the --configs help names device-plugin", []string{"scheduler", "--help"}, 0, "", "no-claims, device-plugin (the baseline without DRA"},
+		{"device-plugin is accepted for preemption, whose other limits still apply", []string{"scheduler", "--workload", "preemption", "--configs", "device-plugin", "--nodes", "2", "--preemptors", "3", "--log-dir", t.TempDir()}, 2, "", "3 preemptors on 2 nodes"},
+		{"device-plugin cannot run gangs that fall back to parts", []string{"scheduler", "--workload", "gang", "--configs", "ours,device-plugin", "--log-dir", t.TempDir()}, 2, "", `configuration "device-plugin" runs gangs of whole devices only, in racks`},
+		{"device-plugin needs nodes it can give the extended resource", []string{"scheduler", "--kubeconfig", "/nonexistent", "--pods", "2", "--configs", "device-plugin", "--log-dir", t.TempDir()}, 2, "", "needs nodes that advertise dra-bench.example.com/device"},
 		{"the gang workload has no no-claims configuration", []string{"scheduler", "--workload", "gang", "--configs", "ours,no-claims", "--log-dir", t.TempDir()}, 2, "", `configuration "no-claims" has none`},
 		{"the gang workload draws no chart", []string{"scheduler", "--workload", "gang", "--chart", "x.svg"}, 2, "", "not with --workload gang"},
 		{"zero claim workers are a usage error", []string{"scheduler", "--claim-workers", "0"}, 2, "", "--claim-workers 0: want at least 1"},
@@ -149,20 +154,23 @@ func TestSchedulerFlags(t *testing.T) {
 	}
 }
 
-// TestSchedulerEndToEnd runs all three configurations on 5 nodes with 10
-// pods: a real control plane per configuration, dra-scheduler as a child
-// process (this test binary, see TestMain). Every pod must be bound, every
-// claim of the DRA configurations allocated with no device twice, and the
-// numbers must be measurements, not zeros.
+// TestSchedulerEndToEnd runs the three default configurations and
+// device-plugin on 5 nodes with 10 pods: a real control plane per
+// configuration, dra-scheduler as a child process (this test binary, see
+// TestMain). Every pod must be bound, every claim of the DRA
+// configurations allocated with no device twice, the numbers must be
+// measurements, not zeros, and every configuration's scheduler CPU per pod
+// must be compared with device-plugin's whenever both read above 0.
 func TestSchedulerEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts three control planes")
+		t.Skip("starts four control planes")
 	}
 	dir := t.TempDir()
 	chart := filepath.Join(dir, "chart.svg")
 	logDir := filepath.Join(dir, "logs")
+	configs := append(schedbench.AllConfigs(), schedbench.ConfigDevicePlugin)
 	code, stdout, stderr := runArgs("scheduler", "--nodes", "5", "--pods", "10", "--warmup", "1", "--pending", "3", "--format", "json",
-		"--chart", chart, "--log-dir", logDir, "--stall", "30s", "--timeout", "40s")
+		"--configs", "ours,in-tree,no-claims,device-plugin", "--chart", chart, "--log-dir", logDir, "--stall", "30s", "--timeout", "40s")
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
@@ -170,16 +178,18 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout)
 	}
-	if len(rep.Results) != 3 {
-		t.Fatalf("%d results, want 3:\n%s", len(rep.Results), stdout)
+	if len(rep.Results) != 4 {
+		t.Fatalf("%d results, want 4:\n%s", len(rep.Results), stdout)
 	}
 	// dra-bench compare and --format benchfmt read the same JSON.
-	if parsed, err := benchcompare.Parse([]byte(stdout)); err != nil || len(parsed.Result) != 3 ||
+	if parsed, err := benchcompare.Parse([]byte(stdout)); err != nil || len(parsed.Result) != 4 ||
 		parsed.Result[0].Name != "Scheduler/shape=schedperf/claims=template/nodes=5/pods=10/config=ours/pending=3" ||
-		parsed.Result[0].Metrics[0].Unit != "pods/s" || parsed.Result[0].Metrics[0].Value != rep.Results[0].PodsPerSecond {
-		t.Errorf("benchcompare.Parse: %v, %+v; want three results, the first ours with its pods/s", err, parsed)
+		parsed.Result[0].Metrics[0].Unit != "pods/s" || parsed.Result[0].Metrics[0].Value != rep.Results[0].PodsPerSecond ||
+		parsed.Result[3].Name != "Scheduler/shape=schedperf/claims=template/nodes=5/pods=10/config=device-plugin/pending=3" {
+		t.Errorf("benchcompare.Parse: %v, %+v; want four results, the first ours with its pods/s, the last device-plugin", err, parsed)
 	}
-	for i, want := range schedbench.AllConfigs() {
+	devicePlugin := rep.Results[3]
+	for i, want := range configs {
 		r := rep.Results[i]
 		if r.Config != want || r.Nodes != 5 || r.Devices != 50 || r.Pods != 10 {
 			t.Errorf("result %d: config %s, %d nodes, %d devices, %d pods; want %s, 5, 50, 10", i, r.Config, r.Nodes, r.Devices, r.Pods, want)
@@ -212,6 +222,23 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		if r.RatioVsInTree == nil || r.PercentOfNoClaims == nil {
 			t.Errorf("%s: comparisons missing", r.Config)
 		}
+		// The scheduler's CPU is read in 10 ms ticks: a run this small may
+		// read 0, and then there is no ratio.
+		switch cpu, dpCPU := r.SchedulerCPUSeconds, devicePlugin.SchedulerCPUSeconds; {
+		case cpu > 0 && dpCPU > 0:
+			want := (cpu / float64(r.Pods)) / (dpCPU / float64(devicePlugin.Pods))
+			if r.CPUVsDevicePlugin == nil || *r.CPUVsDevicePlugin != want {
+				t.Errorf("%s: CPU vs device-plugin %v, want %v (%.2fs for %d pods over %.2fs for %d)", r.Config, ratioOrAbsent(r.CPUVsDevicePlugin), want,
+					cpu, r.Pods, dpCPU, devicePlugin.Pods)
+			}
+		case r.CPUVsDevicePlugin != nil:
+			t.Errorf("%s: CPU vs device-plugin %v, though a CPU read 0 (%.2fs, device-plugin's %.2fs)", r.Config, *r.CPUVsDevicePlugin, cpu, dpCPU)
+		default:
+			t.Logf("%s: no CPU ratio: CPU %.2fs, device-plugin's %.2fs", r.Config, cpu, dpCPU)
+		}
+		if r.APIWrites <= 0 {
+			t.Errorf("%s: no API writes counted", r.Config)
+		}
 		wantGates := ""
 		if r.Config == schedbench.ConfigOurs {
 			wantGates = "SchedulerPreQueueingHints=true"
@@ -240,7 +267,12 @@ func TestSchedulerEndToEnd(t *testing.T) {
 			t.Errorf("%s: the scheduler's --feature-gates, as it logged them: %q", r.Config, flagLine)
 		}
 	}
-	for _, want := range []string{"[1/3] nodes=5 config=ours: set up", "scheduler ready", "10 pods created", "[3/3] nodes=5 config=no-claims: 10 pods bound", "wrote " + chart} {
+	if dp := devicePlugin; dp.Config != schedbench.ConfigDevicePlugin || dp.Claims != 0 || dp.DuplicateDevices != 0 || dp.APIWrites > rep.Results[0].APIWrites {
+		t.Errorf("device-plugin: config %s, %d claims, %d units over a node's, %d API writes (ours %d); want no claims, none over, and no more writes than ours",
+			dp.Config, dp.Claims, dp.DuplicateDevices, dp.APIWrites, rep.Results[0].APIWrites)
+	}
+	for _, want := range []string{"[1/4] nodes=5 config=ours: set up", "scheduler ready", "10 pods created", "[3/4] nodes=5 config=no-claims: 10 pods bound",
+		"[4/4] nodes=5 config=device-plugin: set up", "claims: none, one dra-bench.example.com/device per pod", "[4/4] nodes=5 config=device-plugin: 10 pods bound", "wrote " + chart} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("progress lacks %q:\n%s", want, stderr)
 		}
@@ -249,7 +281,7 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, series := range []string{"ours", "in-tree", "no-claims p50"} {
+	for _, series := range []string{"ours", "in-tree", "no-claims p50", "device-plugin", "device-plugin p99"} {
 		if !bytes.Contains(svg, []byte(`data-series="`+series+`"`)) {
 			t.Errorf("chart lacks series %q", series)
 		}
@@ -313,23 +345,28 @@ func TestSchedulerEndToEndWithDevicesThatAreNodeCPU(t *testing.T) {
 }
 
 // TestSchedulerPreemptionWorkload runs --workload preemption on 4 nodes of
-// 8 GPUs with ours and in-tree: ours must bind its four preemptors (1, 2,
-// 4 and 8 GPUs, preempting at once) after evicting exactly as many
-// low-priority pods as they need devices, with no device twice; in-tree's
-// stay pending for the timeout, which is reported, not a failure.
+// 8 GPUs with ours, in-tree and device-plugin: ours and device-plugin
+// (stock DefaultPreemption on 8 units per node) must bind their four
+// preemptors (1, 2, 4 and 8 GPUs, preempting at once) after evicting
+// exactly as many low-priority pods as they need devices, with no device
+// twice; in-tree's stay pending for the timeout, which is reported, not a
+// failure.
 func TestSchedulerPreemptionWorkload(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts two control planes")
+		t.Skip("starts three control planes")
 	}
 	code, stdout, stderr := runArgs("scheduler", "--workload", "preemption", "--shape", "h100", "--nodes", "4", "--preemptors", "4",
-		"--configs", "ours,in-tree", "--preemption-timeout", "20s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"),
+		"--configs", "ours,in-tree,device-plugin", "--preemption-timeout", "20s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"),
 		"--stall", "30s", "--timeout", "40s")
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	var rep schedbench.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 2 {
-		t.Fatalf("stdout is not a report of two results: %v\n%s", err, stdout)
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 3 {
+		t.Fatalf("stdout is not a report of three results: %v\n%s", err, stdout)
+	}
+	if dp := rep.Results[2]; dp.Config != schedbench.ConfigDevicePlugin || dp.Claims != 0 || dp.APIWrites <= 0 {
+		t.Errorf("the third result: config %s, %d claims, %d API writes; want device-plugin, no claims, writes counted", dp.Config, dp.Claims, dp.APIWrites)
 	}
 	if rep.Settings.Workload != schedbench.WorkloadPreemption {
 		t.Errorf("settings: workload %q, want %q", rep.Settings.Workload, schedbench.WorkloadPreemption)
@@ -365,7 +402,7 @@ func TestSchedulerPreemptionWorkload(t *testing.T) {
 			t.Errorf("%s: no scheduler CPU measured", r.Config)
 		}
 	}
-	if want := "[2/2] nodes=4 config=in-tree: 0 of 4 preemptors bound"; !strings.Contains(stderr, want) {
+	if want := "[2/3] nodes=4 config=in-tree: 0 of 4 preemptors bound"; !strings.Contains(stderr, want) {
 		t.Errorf("progress lacks %q:\n%s", want, stderr)
 	}
 }
@@ -432,21 +469,27 @@ func TestSchedulerGangWorkload(t *testing.T) {
 }
 
 // TestSchedulerGangWorkloadInRacks runs gangs of 8 in racks of 4 nodes of
-// 4 GPUs, the fourth rack partly used: each gang must land in one rack,
-// the first in the partly used rack (packing), and kube-scheduler's
-// placements must be reported.
+// 4 GPUs, the fourth rack partly used, with ours and device-plugin: each
+// gang must land in one rack, ours' first in the partly used rack
+// (packing), device-plugin's on whole units without claims, and
+// kube-scheduler's placements must be reported.
 func TestSchedulerGangWorkloadInRacks(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a control plane")
+		t.Skip("starts two control planes")
 	}
 	code, stdout, stderr := runArgs("scheduler", "--workload", "gang", "--gang-placement", "rack", "--rack-size", "4", "--nodes", "16",
-		"--gangs", "2", "--configs", "ours", "--gang-timeout", "60s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"))
+		"--gangs", "2", "--configs", "ours,device-plugin", "--gang-timeout", "60s", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"))
 	if code != 0 {
 		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	var rep schedbench.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Gang == nil {
-		t.Fatalf("stdout is not a report of one gang result: %v\n%s", err, stdout)
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 2 || rep.Results[0].Gang == nil || rep.Results[1].Gang == nil {
+		t.Fatalf("stdout is not a report of two gang results: %v\n%s", err, stdout)
+	}
+	if dp, g := rep.Results[1], rep.Results[1].Gang; dp.Config != schedbench.ConfigDevicePlugin || g.Placed != 2 || g.SplitGangs != 0 || dp.Bound != 16 ||
+		g.WholeDevices != 16 || g.FillerPods != 2 || dp.Claims != 0 || dp.DuplicateDevices != 0 || dp.Error != "" {
+		t.Errorf("device-plugin: config %s, %d gangs placed, %d split over racks, %d pods bound, %d whole units, %d fillers, %d claims, %d units over a node's, error %q; want 2, 0, 16, 16, 2, 0, 0, none",
+			dp.Config, g.Placed, g.SplitGangs, dp.Bound, g.WholeDevices, g.FillerPods, dp.Claims, dp.DuplicateDevices, dp.Error)
 	}
 	r := rep.Results[0]
 	g := r.Gang
@@ -466,6 +509,14 @@ func TestSchedulerGangWorkloadInRacks(t *testing.T) {
 	if g.Placements < 2 || g.FeasiblePlacements < 2 || g.FeasiblePlacements > g.Placements {
 		t.Errorf("%d placements generated, %d feasible, for 2 gangs: want at least one feasible per gang", g.Placements, g.FeasiblePlacements)
 	}
+}
+
+// ratioOrAbsent formats an optional ratio of a result.
+func ratioOrAbsent(v *float64) string {
+	if v == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*v)
 }
 
 // firstLine returns the first line of text that contains s.

@@ -151,7 +151,8 @@ type Result struct {
 	// (the in-process kube-apiserver, etcd, resourceclaim controller and the
 	// tool's clients) and APIWrites the write requests (POST, PUT, PATCH,
 	// APPLY, DELETE) kube-apiserver served, both while the measured pods
-	// were created and scheduled; 0 with --kubeconfig.
+	// (the preemptors) were created and scheduled; 0 with --kubeconfig and
+	// for the gang workload.
 	ControlPlaneCPUSeconds float64 `json:"controlPlaneCPUSeconds"`
 	APIWrites              int64   `json:"apiWrites"`
 	// SetupNs covers control plane (or namespace), inventory and claims;
