@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package schedbench measures dra-scheduler end to end: how many pods per
 // second a real kube-scheduler binds on a real kube-apiserver, and how long
-// each pod waits from creation to binding, for three configurations on the
-// same workload:
+// each pod waits from creation to binding, for these configurations on
+// the same workload:
 //
 //   - ours: the DRAAllocator plugin enabled, the in-tree DynamicResources
 //     plugin disabled (what manifests/install/configmap.yaml ships);
@@ -25,7 +25,21 @@ limitations under the License.
 //   - no-claims: the default plugins and the same pods without any
 //     ResourceClaim. It is the floor the API writes set: creating and binding
 //     a pod costs the same for every configuration, and no DRA plugin can make
-//     a pod cheaper than a pod that needs no devices at all.
+//     a pod cheaper than a pod that needs no devices at all;
+//   - device-plugin: the default plugins and the same pods without claims,
+//     asking for their devices the way every GPU platform does today
+//     without DRA: as units of an extended resource in their container's
+//     limits and requests, which every node advertises Shape.DevicesPerNode
+//     of in its status (deviceplugin.go). It is the baseline DRA is
+//     compared with (Result.CPUVsDevicePlugin). Its resource,
+//     DevicePluginResource, is dra-bench.example.com/device, not
+//     nvidia.com/gpu: the shapes' DeviceClass maps nvidia.com/gpu through
+//     extendedResourceName, and kube-scheduler would allocate it through
+//     DRA;
+//   - file: a given KubeSchedulerConfiguration (Options.ConfigFile).
+//
+// ours, in-tree and no-claims are the default; device-plugin and file run
+// when Options.Configs names them.
 //
 // # Design
 //
@@ -37,7 +51,8 @@ limitations under the License.
 //     an existing cluster and a fresh namespace;
 //  2. the inventory of the Shape: Nodes, ResourceSlices and DeviceClasses,
 //     written as kubelet and the driver would (not in an existing cluster
-//     unless Options.CreateInventory);
+//     unless Options.CreateInventory), each Node's status with the status
+//     subresource;
 //  3. for the DRA configurations, the pods' claims: one
 //     ResourceClaimTemplate from which the resourceclaim controller creates a
 //     claim per pod, as upstream's scheduler_perf does (ClaimsTemplate), or
@@ -62,13 +77,17 @@ limitations under the License.
 // Options.Workload says what a cell measures. WorkloadBurst is the above.
 // WorkloadPreemption (preemption.go) fills every device with low-priority
 // pods, then measures high-priority preemptors that get devices only by
-// evicting them. WorkloadGang (gang.go) creates gangs, PodGroups with
+// evicting them (device-plugin's: units of its resource, with stock
+// DefaultPreemption). WorkloadGang (gang.go) creates gangs, PodGroups with
 // GenericWorkload on, whose pods prefer a whole device and fall back to a
 // part, on nodes where a gang fits only if its devices are chosen jointly,
 // and counts the gangs placed and the scheduler's pod-group cycles (read
 // from its /metrics, cycles.go). Both run on the in-process control plane
 // only, ours beside in-tree; what in-tree cannot do (preempt for devices,
-// place such a gang) is reported, not failed.
+// place such a gang) is reported, not failed. no-claims runs neither;
+// device-plugin runs the preemption workload, and the gang workload only
+// in racks (whole devices: an extended resource has no parts to fall
+// back to).
 //
 // # Soak
 //
@@ -83,8 +102,13 @@ limitations under the License.
 // # Invariants
 //
 //   - Every configuration of one size sees identical nodes, slices, classes
-//     and pod specs (apart from the claims of no-claims) on an identical,
-//     freshly started control plane.
+//     and pod specs on an identical, freshly started control plane, apart
+//     from the claims (none for no-claims and device-plugin) and
+//     device-plugin's extended resource: DevicePluginResource in every
+//     node's status capacity and allocatable (Shape.DevicesPerNode units,
+//     as many as the devices the others' claims can use) and in its pods'
+//     limits and requests (as many units as the others' claims ask for
+//     devices).
 //   - Every scheduler gets the same clientConnection qps/burst (Options.QPS,
 //     high by default, as scheduler_perf sets 5000), parallelism and profile
 //     name, and leader election off: the client-side rate limiter is not what
@@ -101,8 +125,12 @@ limitations under the License.
 //     by the span from the first measured Create to the last binding. Both
 //     are measured by this process with one monotonic clock.
 //   - A Result never hides a failure: pods not bound, claims not allocated,
-//     devices held by two claims and a scheduler that died are counted in the
-//     Result and make Run's caller fail.
+//     devices held by two claims (for device-plugin: units bound beyond a
+//     node's) and a scheduler that died are counted in the Result and make
+//     Run's caller fail.
+//   - Ratios are absent rather than made of a zero: CPUVsDevicePlugin
+//     needs both schedulers' CPU above 0, which /proc counts in 10 ms
+//     clock ticks, so a small run may read 0.
 //   - The child scheduler is always killed, also on errors and interrupts;
 //     the control plane is always stopped.
 //   - No package-level mutable state: everything lives in Options and the
