@@ -80,6 +80,12 @@ func TestSchedulerReportsAreReadByTheirWorkloadsMetrics(t *testing.T) {
 			want:   []benchcompare.Result{{Name: burstName, Metrics: burstMetrics}},
 		},
 		{
+			name: "a device-plugin burst result is read like any configuration's, its CPU ratio ignored",
+			report: schedulerReport("burst", strings.Replace(strings.Replace(burst, `"ours"`, `"device-plugin"`, 1),
+				`"schedulerCPUSeconds": 1.5`, `"schedulerCPUSeconds": 1.5, "cpuVsDevicePlugin": 1, "apiWrites": 23`, 1)),
+			want: []benchcompare.Result{{Name: strings.Replace(burstName, "config=ours", "config=device-plugin", 1), Metrics: burstMetrics}},
+		},
+		{
 			name:      "a burst result without a bound pod is left out with a note",
 			report:    schedulerReport("burst", `{"nodes": 5, "config": "in-tree", "pods": 10, "bound": 0}`),
 			wantNotes: []string{"Scheduler/shape=h100-mig/claims=template/nodes=5/pods=10/config=in-tree left out: no pod bound"},
@@ -109,6 +115,16 @@ func TestSchedulerReportsAreReadByTheirWorkloadsMetrics(t *testing.T) {
 				"Scheduler/workload=gang/shape=h100-mig/placement=any/gang-size=4/gangs=10/nodes=10/config=ours left out: the scheduler exited",
 				"Scheduler/workload=gang/shape=h100-mig/placement=/gang-size=0/gangs=0/nodes=10/config=in-tree left out: no gang created",
 			},
+		},
+		{
+			name: "a device-plugin preemption result is read like ours",
+			report: schedulerReport("preemption", `{"nodes": 10, "config": "device-plugin", "pods": 10, "bound": 10,
+				"latency": {"p50Ns": 3000, "p99Ns": 8000}, "schedulerPeakRSSBytes": 2048, "schedulerCPUSeconds": 0.5, "cpuVsDevicePlugin": 1, "apiWrites": 300,
+				"preemption": {"lowPods": 80, "victims": 30, "minVictims": 30, "sizes": []}}`),
+			want: []benchcompare.Result{{Name: preemptionName + "device-plugin", Metrics: []benchcompare.Metric{
+				{Unit: "preemptors-bound", Value: 10}, {Unit: "excess-victims", Value: 0}, {Unit: "p50-ns", Value: 3000}, {Unit: "p99-ns", Value: 8000},
+				{Unit: "sched-cpu-ns/preemptor", Value: 5e7}, {Unit: "sched-peak-rss-B", Value: 2048},
+			}}},
 		},
 		{
 			name: "a preemption result gives the preemptors bound, victims beyond the minimum, latency and CPU per preemptor",

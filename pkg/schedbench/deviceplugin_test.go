@@ -348,3 +348,32 @@ func TestTablesShowTheDevicePluginComparison(t *testing.T) {
 		{"device-plugin's preemption row", "32 device-plugin 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.10 12.5 1.00× 12.5"},
 	})
 }
+
+func TestFigureDrawsDevicePluginInAColourOfItsOwn(t *testing.T) {
+	rep := sampleReport()
+	for _, n := range []int{100, 500} {
+		rep.Results = append(rep.Results, Result{Nodes: n, Config: ConfigDevicePlugin, Pods: 100, Bound: 100, PodsPerSecond: 500,
+			Latency: Latency{P50Ns: 1e7, P99Ns: 3e7}})
+	}
+	colours := map[string]string{}
+	for _, p := range rep.Figure().Panels {
+		for _, s := range p.Series {
+			colours[s.Name] = s.Color
+			if strings.HasPrefix(s.Name, "device-plugin") && len(s.Points) != 2 {
+				t.Errorf("series %s has %d points, want one per size", s.Name, len(s.Points))
+			}
+		}
+	}
+	for _, name := range []string{"device-plugin", "device-plugin p50", "device-plugin p99"} {
+		c, ok := colours[name]
+		if !ok {
+			t.Errorf("no series %q", name)
+			continue
+		}
+		for _, other := range []string{"ours", "in-tree", "no-claims"} {
+			if c == colours[other] {
+				t.Errorf("series %q has %s's colour %s", name, other, c)
+			}
+		}
+	}
+}
