@@ -280,11 +280,11 @@ func (f *schedulerFlags) complete() error {
 const gangShape = "h100-mig"
 
 // defaultGatesHelp describes schedbench.DefaultConfigFeatureGates for the
-// flag help: "ours: A=true; in-tree, no-claims: none".
+// flag help: "ours: A=true; in-tree, no-claims, device-plugin: none".
 func defaultGatesHelp() string {
 	defaults := schedbench.DefaultConfigFeatureGates()
 	var parts, none []string
-	for _, c := range schedbench.AllConfigs() {
+	for _, c := range append(schedbench.AllConfigs(), schedbench.ConfigDevicePlugin) {
 		if g := defaults[c]; len(g) > 0 {
 			parts = append(parts, fmt.Sprintf("%s: %s", c, g))
 		} else {

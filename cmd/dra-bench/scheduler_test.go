@@ -65,7 +65,7 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"--create-inventory needs --kubeconfig", []string{"scheduler", "--create-inventory"}, 2, "", "--create-inventory needs --kubeconfig"},
 		{"an existing cluster needs --pods", []string{"scheduler", "--kubeconfig", "/nonexistent"}, 2, "", "needs --pods"},
 		{"the help names the flags of the benchmark's fidelity", []string{"scheduler", "--help"}, 0, "", "-claim-workers int"},
-		{"the help names each configuration's default feature gates", []string{"scheduler", "--help"}, 0, "", "(ours: SchedulerPreQueueingHints=true; in-tree, no-claims: none)"},
+		{"the help names each configuration's default feature gates", []string{"scheduler", "--help"}, 0, "", "(ours: SchedulerPreQueueingHints=true; in-tree, no-claims, device-plugin: none)"},
 		{"an unknown feature gate is a usage error naming the flag and the gate", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints=true,NoSuchGate=true"}, 2, "", "--feature-gates: feature gates NoSuchGate=true,SchedulerPreQueueingHints=true: unrecognized feature gate: NoSuchGate"},
 		{"a feature gate without a value is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints"}, 2, "", `--feature-gates: feature gate "SchedulerPreQueueingHints": want name=true or name=false`},
 		{"a feature gate that is not a boolean is a usage error", []string{"scheduler", "--feature-gates", "SchedulerPreQueueingHints=on"}, 2, "", "value is not a boolean"},

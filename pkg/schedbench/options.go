@@ -489,7 +489,7 @@ func (o *Options) completeOwnPods(needs, uses, instead string) error {
 	switch {
 	case o.Kubeconfig != "":
 		return fmt.Errorf("the %s workload runs on the in-process control plane only (%s)", o.Workload, needs)
-	case slices.Contains(o.Configs, ConfigNoClaims):
+	case slices.ContainsFunc(o.Configs, func(c Config) bool { return !c.NeedsDevices() }):
 		return fmt.Errorf("the %s workload %s: configuration %q has none", o.Workload, uses, ConfigNoClaims)
 	case o.Claims != ClaimsTemplate:
 		return fmt.Errorf("the %s workload's pods get their claims from templates, not claims mode %q", o.Workload, o.Claims)
