@@ -615,6 +615,26 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("device-plugin with --create-inventory gives the created nodes its units through their status", func(t *testing.T) {
+		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--create-inventory", "--nodes", "3",
+			"--pods", "6", "--pending", "2", "--configs", "device-plugin", "--format", "json", "--log-dir", t.TempDir(),
+			"--stall", "30s", "--timeout", "60s")
+		if code != 0 {
+			t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		var rep schedbench.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 1 {
+			t.Fatalf("stdout is not a report of one result: %v\n%s", err, stdout)
+		}
+		if r := rep.Results[0]; r.Config != schedbench.ConfigDevicePlugin || r.Nodes != 3 || r.Bound != 6 || r.PendingPods != 2 || r.Claims != 0 || r.DuplicateDevices != 0 || r.Error != "" {
+			t.Errorf("%s: %d nodes, %d of 6 pods bound, %d pending, %d claims, %d units over a node's, error %q; want device-plugin, 3, 6, 2, 0, 0, none",
+				r.Config, r.Nodes, r.Bound, r.PendingPods, r.Claims, r.DuplicateDevices, r.Error)
+		}
+		if nodes, slices, _, namespaces := countLeft(); nodes+slices+namespaces != 0 {
+			t.Errorf("left behind %d nodes, %d slices, %d namespaces", nodes, slices, namespaces)
+		}
+	})
+
 	t.Run("without --create-inventory it schedules onto the devices the cluster has, with one ResourceClaim per pod (--claims claim)", func(t *testing.T) {
 		cluster := inventorygen.SchedulerPerf(2, 0)
 		// As the cluster's drivers and kubelets would have published it.
