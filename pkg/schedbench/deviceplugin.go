@@ -46,10 +46,12 @@ import (
 // DevicePluginResource is the extended resource of ConfigDevicePlugin.
 // It is not nvidia.com/gpu on purpose: the shapes' DeviceClasses
 // (inventorygen.NvidiaClasses) map nvidia.com/gpu through
-// extendedResourceName, and kube-scheduler allocates an extended resource
-// that a DeviceClass maps, but no node advertises, through DRA
-// (DRAExtendedResource), which would turn the baseline into DRA. No
-// DeviceClass maps this name.
+// extendedResourceName, and kube-scheduler's DynamicResources
+// (DRAExtendedResource) takes a mapped extended resource as DRA's: on a
+// node that does not advertise it, it allocates it from the node's
+// ResourceSlices with a claim of its own, which would turn the baseline
+// into DRA. No DeviceClass maps this name, so only NodeResourcesFit and
+// DefaultPreemption count it.
 const DevicePluginResource v1.ResourceName = "dra-bench.example.com/device"
 
 // withDevicePlugin returns cluster with units units of DevicePluginResource
