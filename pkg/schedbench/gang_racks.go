@@ -124,9 +124,7 @@ func (o *Options) gangConstraints() *schedulingapi.PodGroupSchedulingConstraints
 // makeRackFiller returns filler pod name of configuration c on node,
 // asking for one device.
 func makeRackFiller(name, namespace string, c Config, node string) *v1.Pod {
-	pod := makePod(name, namespace, c, ClaimsTemplate)
-	pod.Spec.NodeSelector = map[string]string{v1.LabelHostname: node}
-	return pod
+	return makePodOn(name, namespace, c, ClaimsTemplate, map[string]string{v1.LabelHostname: node})
 }
 
 // fillRacks makes the partly used racks of cluster partly used: a filler
@@ -142,12 +140,9 @@ func (o *Options) fillRacks(ctx context.Context, client kubernetes.Interface, re
 		names[i] = podName(rackFillerGroup, i)
 	}
 	start := time.Now()
-	if err := createMadePods(ctx, client, rec, ns, len(names), o.Writers, func(i int) *v1.Pod {
+	if err := o.fillPods(ctx, client, rec, sched, ns, names, func(i int) *v1.Pod {
 		return makeRackFiller(names[i], ns, c, cluster.Nodes[nodes[i]].Name)
-	}); err != nil {
-		return err
-	}
-	if err := waitBound(ctx, rec, names, sched, o.Timeout, o.Stall, o.Progress, label+" fill"); err != nil {
+	}, label); err != nil {
 		return fmt.Errorf("use part of every fourth rack: %w", err)
 	}
 	g.FillerPods = len(names)

@@ -39,6 +39,17 @@ func createPods(ctx context.Context, client kubernetes.Interface, r *podlatency.
 	return createMadePods(ctx, client, r, namespace, len(names), workers, func(i int) *v1.Pod { return makePod(names[i], namespace, c, mode) })
 }
 
+// fillPods creates the pods newPod returns for names, which take devices
+// before what a run measures (the preemption workload's low-priority
+// pods, the racks' fillers, the held backlog's holders), and waits until
+// the run's scheduler has bound them all ("<label> fill" in progress).
+func (o *Options) fillPods(ctx context.Context, client kubernetes.Interface, rec *podlatency.Recorder, sched *child, ns string, names []string, newPod func(i int) *v1.Pod, label string) error {
+	if err := createMadePods(ctx, client, rec, ns, len(names), o.Writers, newPod); err != nil {
+		return err
+	}
+	return waitBound(ctx, rec, names, sched, o.Timeout, o.Stall, o.Progress, label+" fill")
+}
+
 // createMadePods creates the n pods newPod returns on workers concurrent
 // clients, recording each creation time.
 func createMadePods(ctx context.Context, client kubernetes.Interface, r *podlatency.Recorder, namespace string, n, workers int, newPod func(i int) *v1.Pod) error {

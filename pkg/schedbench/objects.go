@@ -99,6 +99,16 @@ func makePod(name, namespace string, c Config, mode ClaimMode) *v1.Pod {
 	return pod
 }
 
+// makePodOn returns makePod's pod restricted to the nodes with the
+// labels of selector (none: any node).
+func makePodOn(name, namespace string, c Config, mode ClaimMode, selector map[string]string) *v1.Pod {
+	pod := makePod(name, namespace, c, mode)
+	if len(selector) > 0 {
+		pod.Spec.NodeSelector = selector
+	}
+	return pod
+}
+
 // parallel runs do(0..n-1) on workers goroutines and returns the first
 // error; after an error, the remaining items are skipped.
 func Parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {

@@ -238,10 +238,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}()
 
 	fillStart := time.Now()
-	if err := createMadePods(ctx, client, rec, ns, len(lows), o.Writers, func(i int) *v1.Pod { return makeLowPod(lows[i], ns, c) }); err != nil {
-		return res, err
-	}
-	if err := waitBound(ctx, rec, lows, sched, o.Timeout, o.Stall, o.Progress, label+" fill"); err != nil {
+	if err := o.fillPods(ctx, client, rec, sched, ns, lows, func(i int) *v1.Pod { return makeLowPod(lows[i], ns, c) }, label); err != nil {
 		return res, fmt.Errorf("fill the nodes with low-priority pods: %w", err)
 	}
 	o.progress("%s: %d low-priority pods fill every device, in %v", label, len(lows), time.Since(fillStart).Round(time.Millisecond))
