@@ -53,7 +53,7 @@ type schedulerFlags struct {
 	nodes, configs, shape, claims string
 	format, jsonOut, chart        string
 	logDir                        string
-	featureGates                  string
+	featureGates, pendingReason   string
 	qps                           float64
 	burst, claimWorkers, count    int
 	keepLogs, quiet               bool
@@ -78,7 +78,9 @@ func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
 	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
 	fs.IntVar(&f.opts.Warmup, "warmup", 0, "pods scheduled (and waited for) before the measured ones, not measured")
-	fs.IntVar(&f.opts.Pending, "pending", 0, "pods that can never be scheduled (a claim for one device more than a node has; without claims, a node label no node has), created after the warm-up and kept in the scheduler's queue through the measured run")
+	fs.IntVar(&f.opts.Pending, "pending", 0, "a backlog: pods that wait (see --pending-reason), created after the warm-up and kept in the scheduler's queue through the measured run")
+	fs.StringVar(&f.pendingReason, "pending-reason", string(d.PendingReason), fmt.Sprintf("why the --pending pods wait: %s (a claim for one device more than a node has, for device-plugin one unit more; without claims, a node label no node has) or %s (one device each, on nodes labelled %s=%s whose every device holder pods take before the warm-up; the warm-up and measured pods go to the first ceil((pods+warmup)/devices per node) nodes, labelled %s=%s; not with no-claims)",
+		schedbench.PendingTooBig, schedbench.PendingHeld, schedbench.CapacityLabel, schedbench.CapacityHeld, schedbench.CapacityLabel, schedbench.CapacityFree))
 	fs.Float64Var(&f.qps, "qps", float64(d.QPS), "the scheduler's clientConnection.qps (high, so that the client rate limiter is not what is measured)")
 	fs.IntVar(&f.burst, "burst", int(d.Burst), "the scheduler's clientConnection.burst")
 	fs.IntVar(&f.opts.Writers, "writers", d.Writers, "concurrent clients creating nodes, slices, claims and pods")
@@ -255,6 +257,9 @@ func (f *schedulerFlags) complete() error {
 	f.opts.QPS, f.opts.Burst = float32(f.qps), int32(f.burst)
 	if f.opts.Pods < 0 || f.opts.Warmup < 0 || f.opts.Pending < 0 {
 		return errors.New("--pods, --warmup and --pending must not be negative")
+	}
+	if f.opts.PendingReason, err = schedbench.ParsePendingReason(f.pendingReason); err != nil {
+		return fmt.Errorf("--pending-reason: %w", err)
 	}
 	if f.opts.Kubeconfig == "" && f.opts.CreateInventory {
 		return errors.New("--create-inventory needs --kubeconfig (the in-process control plane always gets the inventory)")

@@ -217,6 +217,7 @@ type schedulerResult struct {
 	Pods                  int               `json:"pods"`
 	Bound                 int               `json:"bound"`
 	PendingPods           int               `json:"pendingPods"`
+	PendingReason         string            `json:"pendingReason"`
 	PodsPerSecond         float64           `json:"podsPerSecond"`
 	Latency               schedulerLatency  `json:"latency"`
 	SchedulerPeakRSSBytes float64           `json:"schedulerPeakRSSBytes"`
@@ -286,6 +287,11 @@ func burstMetrics(s schedulerSettings, res schedulerResult) (string, []Metric, s
 	name := fmt.Sprintf("Scheduler/shape=%s/claims=%s/nodes=%d/pods=%d/config=%s", benchPart(s.Shape), benchPart(s.Claims), res.Nodes, res.Pods, benchPart(res.Config))
 	if res.PendingPods > 0 {
 		name = fmt.Sprintf("%s/pending=%d", name, res.PendingPods)
+		// A backlog waiting for held devices is another benchmark than
+		// one too big for any node (the default, named as before).
+		if res.PendingReason != "" && res.PendingReason != "too-big" {
+			name = fmt.Sprintf("%s/pending-reason=%s", name, benchPart(res.PendingReason))
+		}
 	}
 	if res.Bound == 0 {
 		return name, nil, "no pod bound"

@@ -33,12 +33,6 @@ import (
 // progressEvery is how often a long wait reports on stderr.
 const progressEvery = 10 * time.Second
 
-// createPods creates the named pods on workers concurrent clients,
-// recording each creation time.
-func createPods(ctx context.Context, client kubernetes.Interface, r *podlatency.Recorder, namespace string, names []string, c Config, mode ClaimMode, workers int) error {
-	return createMadePods(ctx, client, r, namespace, len(names), workers, func(i int) *v1.Pod { return makePod(names[i], namespace, c, mode) })
-}
-
 // fillPods creates the pods newPod returns for names, which take devices
 // before what a run measures (the preemption workload's low-priority
 // pods, the racks' fillers, the held backlog's holders), and waits until

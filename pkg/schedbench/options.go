@@ -227,6 +227,28 @@ func ParseWorkload(name string) (Workload, error) {
 	return "", fmt.Errorf("unknown workload %q (want %s, %s or %s)", name, WorkloadBurst, WorkloadPreemption, WorkloadGang)
 }
 
+// PendingReason says why the backlog's pods (Options.Pending) wait.
+type PendingReason string
+
+const (
+	// PendingTooBig: each backlog pod asks for one device more than a
+	// node has, so no node can ever hold it (pending.go).
+	PendingTooBig PendingReason = "too-big"
+	// PendingHeld: each backlog pod asks for one device, on nodes whose
+	// every device holder pods hold, so it waits for capacity that is
+	// taken; the measured pods go to the other nodes (pending_held.go).
+	PendingHeld PendingReason = "held"
+)
+
+// ParsePendingReason returns the pending reason of that name.
+func ParsePendingReason(name string) (PendingReason, error) {
+	switch r := PendingReason(name); r {
+	case PendingTooBig, PendingHeld:
+		return r, nil
+	}
+	return "", fmt.Errorf("unknown pending reason %q (want %s or %s)", name, PendingTooBig, PendingHeld)
+}
+
 // ClaimMode says how pods get their claims.
 type ClaimMode string
 
@@ -279,8 +301,10 @@ type Options struct {
 	Warmup int
 	// Pending pods that can never be scheduled are created after the
 	// warm-up and before the measured pods, and stay in the scheduler's
-	// queue through the run (see createBacklog).
-	Pending int
+	// queue through the run (see createBacklog). PendingReason says why
+	// they wait; "" means PendingTooBig.
+	Pending       int
+	PendingReason PendingReason
 	// QPS and Burst are the scheduler's clientConnection qps and burst.
 	QPS   float32
 	Burst int32
@@ -351,6 +375,7 @@ func DefaultOptions() Options {
 		Configs:           AllConfigs(),
 		Shape:             schedperf,
 		Claims:            ClaimsTemplate,
+		PendingReason:     PendingTooBig,
 		QPS:               5000,
 		Burst:             5000,
 		Writers:           8,
@@ -431,6 +456,9 @@ func (o *Options) complete() error {
 	}
 	if o.Pods < 0 || o.Warmup < 0 || o.Pending < 0 {
 		return errors.New("pod counts must not be negative")
+	}
+	if err := o.completePending(); err != nil {
+		return err
 	}
 	switch {
 	case o.ClaimWorkers < 0:

@@ -29,14 +29,16 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// A backlog of pending pods (Options.Pending): pods that can never be
-// scheduled, created before the measured ones and left in the scheduler's
+// A backlog of pending pods (Options.Pending) with PendingTooBig: pods
+// that can never be scheduled, created before the measured ones and left in the scheduler's
 // queue through the run, as in a cluster where some jobs wait for devices
 // that do not exist. With claims, each pod's claim comes from a template
 // that asks for one device more than a node of the shape has; with
 // device-plugin, the pod asks for one unit of DevicePluginResource more
 // than a node has, so it waits for capacity as the claims' pods do;
 // without devices (no-claims), the pod selects a node label no node has.
+// PendingHeld's backlog waits for devices that other pods hold instead
+// (pending_held.go).
 const (
 	// pendingGroup names the backlog's pods ("pending-<i>").
 	pendingGroup = "pending"
@@ -73,17 +75,29 @@ func makePendingPod(name, namespace string, s Shape, c Config) *v1.Pod {
 	return pod
 }
 
-// createBacklog creates n backlog pods (and, with claims, their template)
-// and waits until the scheduler has tried each once and found it
-// unschedulable, so that they sit in its queue when the measured pods come.
-func createBacklog(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, n, workers int, timeout time.Duration) error {
-	if c.HasClaims() {
+// makeBacklogPod returns backlog pod name of configuration c that waits
+// for reason: makePendingPod's for PendingTooBig, makeHeldPendingPod's
+// for PendingHeld.
+func makeBacklogPod(name, namespace string, s Shape, c Config, reason PendingReason) *v1.Pod {
+	if reason == PendingHeld {
+		return makeHeldPendingPod(name, namespace, c)
+	}
+	return makePendingPod(name, namespace, s, c)
+}
+
+// createBacklog creates n backlog pods that wait for reason (and, with
+// claims of PendingTooBig, their template; PendingHeld's come from the
+// measured pods' template) and waits until the scheduler has tried each
+// once and found it unschedulable, so that they sit in its queue when the
+// measured pods come.
+func createBacklog(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, reason PendingReason, n, workers int, timeout time.Duration) error {
+	if c.HasClaims() && reason != PendingHeld {
 		if err := createTemplate(ctx, client, namespace, pendingTemplateName, pendingClaimSpec(s)); err != nil {
 			return err
 		}
 	}
 	if err := Parallel(ctx, n, workers, func(ctx context.Context, i int) error {
-		pod := makePendingPod(podName(pendingGroup, i), namespace, s, c)
+		pod := makeBacklogPod(podName(pendingGroup, i), namespace, s, c, reason)
 		if _, err := client.CoreV1().Pods(namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create pod %s/%s: %w", namespace, pod.Name, err)
 		}
@@ -100,7 +114,7 @@ func createBacklog(ctx context.Context, client kubernetes.Interface, namespace s
 		tried = 0
 		for _, p := range pods.Items {
 			if p.Spec.NodeName != "" {
-				return false, fmt.Errorf("pod %s/%s, which no node can hold, was bound to %s", namespace, p.Name, p.Spec.NodeName)
+				return false, fmt.Errorf("pending pod %s/%s (%s) was bound to %s", namespace, p.Name, reason, p.Spec.NodeName)
 			}
 			for _, cond := range p.Status.Conditions {
 				if cond.Type == v1.PodScheduled && cond.Status == v1.ConditionFalse && cond.Reason == v1.PodReasonUnschedulable {
@@ -112,6 +126,29 @@ func createBacklog(ctx context.Context, client kubernetes.Interface, namespace s
 	})
 	if err != nil {
 		return fmt.Errorf("waiting for the scheduler to find the %d pending pods unschedulable (%d so far): %w", n, tried, err)
+	}
+	return nil
+}
+
+// countBacklog lists the pods of namespace after a run and records in res
+// how many backlog pods are bound (PendingBound, must be none) and how
+// many holders still are (HoldersBound, must be all).
+func countBacklog(ctx context.Context, client kubernetes.Interface, namespace string, res *Result) error {
+	pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list the pods in %s to count the pending and holder pods bound: %w", namespace, err)
+	}
+	res.PendingBound, res.HoldersBound = 0, 0
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		switch {
+		case p.Labels[pendingLabel] == "true":
+			res.PendingBound++
+		case p.Labels[holderLabel] == "true":
+			res.HoldersBound++
+		}
 	}
 	return nil
 }

@@ -69,6 +69,9 @@ type Settings struct {
 	TimeoutNs           int64    `json:"timeoutNs"`
 	Target              string   `json:"target"`
 	SchedulerName       string   `json:"schedulerName"`
+	// PendingReason says why the backlog of Pending waits (omitted
+	// without one).
+	PendingReason PendingReason `json:"pendingReason,omitempty"`
 	// ConfigFile is the KubeSchedulerConfiguration file the "file"
 	// configuration ran (its qps and burst, not QPS and Burst).
 	ConfigFile string `json:"configFile,omitempty"`
@@ -120,6 +123,19 @@ type Result struct {
 	// PendingPods were in the scheduler's queue, unschedulable, through
 	// the run (Options.Pending); their claims count in Claims.
 	PendingPods int `json:"pendingPods,omitempty"`
+	// PendingReason says why they waited (Options.PendingReason),
+	// omitted without them; PendingBound counts those found bound after
+	// the run (must be 0).
+	PendingReason PendingReason `json:"pendingReason,omitempty"`
+	PendingBound  int           `json:"pendingBound,omitempty"`
+	// HolderPods held every device of the held nodes through the run
+	// with PendingHeld (pending_held.go), HoldersBound of them found
+	// bound after it (must be all; their claims count in Claims,
+	// allocated), and FreeNodes are the nodes the warm-up and measured
+	// pods could go to; all omitted without PendingHeld.
+	HolderPods   int `json:"holderPods,omitempty"`
+	HoldersBound int `json:"holdersBound,omitempty"`
+	FreeNodes    int `json:"freeNodes,omitempty"`
 	// PodsPerSecond is Bound / SpanNs.
 	PodsPerSecond float64 `json:"podsPerSecond"`
 	// SpanNs runs from the first measured creation to the last binding;
@@ -271,7 +287,21 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return rep.writeNotes(w, nil)
+	return rep.writeNotes(w, Result.backlogNotes)
+}
+
+// backlogNotes describes the backlog of a burst result, if it had one:
+// its size and why it waited, so that runs with and without it, or with
+// another reason, are told apart.
+func (r Result) backlogNotes() []string {
+	switch {
+	case r.PendingPods == 0:
+		return nil
+	case r.PendingReason == PendingHeld:
+		return []string{fmt.Sprintf("backlog of %d pending pods (%s) waiting for the devices %d holder pods hold on the other %d nodes; measured pods on %d free nodes",
+			r.PendingPods, r.PendingReason, r.HolderPods, r.Nodes-r.FreeNodes, r.FreeNodes)}
+	}
+	return []string{fmt.Sprintf("backlog of %d pending pods (%s) asking for more than a node has", r.PendingPods, r.PendingReason)}
 }
 
 // writesPerPod formats APIWrites per measured pod (preemptor, gang pod),
@@ -357,10 +387,14 @@ func (r Result) problem() string {
 		return r.gangProblem()
 	case r.Bound < r.Pods:
 		return fmt.Sprintf("only %d of %d pods bound", r.Bound, r.Pods)
+	case r.PendingBound > 0:
+		return fmt.Sprintf("%d of %d pending pods (%s) bound", r.PendingBound, r.PendingPods, r.PendingReason)
+	case r.HoldersBound < r.HolderPods:
+		return fmt.Sprintf("only %d of %d holder pods still bound after the run", r.HoldersBound, r.HolderPods)
 	case r.Config.HasClaims() && r.ClaimsAllocated < r.Claims-r.PendingPods:
 		return fmt.Sprintf("only %d of %d claims allocated", r.ClaimsAllocated, r.Claims-r.PendingPods)
 	case r.Config.HasClaims() && r.ClaimsAllocated > r.Claims-r.PendingPods:
-		return fmt.Sprintf("%d of %d claims allocated, but %d belong to pending pods that no node can hold", r.ClaimsAllocated, r.Claims, r.PendingPods)
+		return fmt.Sprintf("%d of %d claims allocated, but %d belong to pending pods, which must wait", r.ClaimsAllocated, r.Claims, r.PendingPods)
 	}
 	return ""
 }

@@ -66,6 +66,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			Claims:        string(opts.Claims),
 			Warmup:        opts.Warmup,
 			Pending:       opts.Pending,
+			PendingReason: opts.pendingReasonSetting(),
 			QPS:           opts.QPS,
 			Burst:         opts.Burst,
 			Writers:       opts.Writers,
@@ -241,7 +242,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 
 	if n > 0 {
-		cluster := o.forConfig(o.Shape.Cluster(n), c)
+		cluster := o.forPending(o.forConfig(o.Shape.Cluster(n), c))
 		res.Devices = n * o.Shape.DevicesPerNode
 		if o.Kubeconfig != "" {
 			defer func() {
@@ -284,8 +285,11 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 	defer sched.stop()
 	defer rec.Stop()
+	if err := o.holdCapacity(ctx, client, rec, sched, ns, c, n, label, &res); err != nil {
+		return res, err
+	}
 	if len(warmup) > 0 {
-		if err := createPods(ctx, client, rec, ns, warmup, c, o.Claims, o.Writers); err != nil {
+		if err := o.createRunPods(ctx, client, rec, ns, warmup, c); err != nil {
 			return res, err
 		}
 		if err := waitBound(ctx, rec, warmup, sched, o.Timeout, o.Stall, o.Progress, label+" warm-up"); err != nil {
@@ -295,11 +299,11 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 
 	if o.Pending > 0 {
-		if err := createBacklog(ctx, client, ns, o.Shape, c, o.Pending, o.Writers, o.Timeout); err != nil {
+		if err := createBacklog(ctx, client, ns, o.Shape, c, o.PendingReason, o.Pending, o.Writers, o.Timeout); err != nil {
 			return res, err
 		}
-		res.PendingPods = o.Pending
-		o.progress("%s: %d pending pods in the queue", label, o.Pending)
+		res.PendingPods, res.PendingReason = o.Pending, o.PendingReason
+		o.progress("%s: %d pending pods (%s) in the queue", label, o.Pending, o.PendingReason)
 	}
 
 	before, err := sched.usage()
@@ -308,7 +312,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	}
 	loadBefore, loadErr := currentAPILoad()
 	submitStart := time.Now()
-	if err := createPods(ctx, client, rec, ns, pods, c, o.Claims, o.Writers); err != nil {
+	if err := o.createRunPods(ctx, client, rec, ns, pods, c); err != nil {
 		return res, err
 	}
 	res.SubmitNs = int64(time.Since(submitStart))
@@ -332,8 +336,21 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 
 	cctx, cancel := cleanupCtx()
 	defer cancel()
+	if res.PendingPods > 0 {
+		if err := countBacklog(cctx, client, ns, &res); err != nil {
+			return res, errors.Join(waitErr, err)
+		}
+	}
 	_, err = res.recordClaims(cctx, client, ns, waitErr)
 	return res, err
+}
+
+// createRunPods creates the warm-up or measured pods of names for
+// configuration c, on the free nodes with PendingHeld (runSelector).
+func (o *Options) createRunPods(ctx context.Context, client kubernetes.Interface, rec *podlatency.Recorder, ns string, names []string, c Config) error {
+	return createMadePods(ctx, client, rec, ns, len(names), o.Writers, func(i int) *v1.Pod {
+		return makePodOn(names[i], ns, c, o.Claims, o.runSelector())
+	})
 }
 
 // recordUsage records the scheduler's peak RSS and its CPU time since
