@@ -90,6 +90,12 @@ func TestSchedulerCommandLine(t *testing.T) {
 		{"device-plugin needs nodes it can give the extended resource", []string{"scheduler", "--kubeconfig", "/nonexistent", "--pods", "2", "--configs", "device-plugin", "--log-dir", t.TempDir()}, 2, "", "needs nodes that advertise dra-bench.example.com/device"},
 		{"the gang workload has no no-claims configuration", []string{"scheduler", "--workload", "gang", "--configs", "ours,no-claims", "--log-dir", t.TempDir()}, 2, "", `configuration "no-claims" has none`},
 		{"the gang workload draws no chart", []string{"scheduler", "--workload", "gang", "--chart", "x.svg"}, 2, "", "not with --workload gang"},
+		{"an unknown pending reason is a usage error naming the flag", []string{"scheduler", "--pending", "3", "--pending-reason", "full"}, 2, "", `--pending-reason: unknown pending reason "full" (want too-big or held)`},
+		{"a held backlog needs --pending", []string{"scheduler", "--pending-reason", "held", "--configs", "ours", "--log-dir", t.TempDir()}, 2, "", "pending reason held needs a backlog: pending pods (--pending) must be at least 1"},
+		{"a held backlog refuses no-claims, which has no devices to hold", []string{"scheduler", "--pending", "3", "--pending-reason", "held", "--log-dir", t.TempDir()}, 2, "", `configuration "no-claims" has none to hold or wait for`},
+		{"a held backlog needs nodes beyond the measured pods', naming the numbers", []string{"scheduler", "--nodes", "2", "--pods", "20", "--pending", "3", "--pending-reason", "held", "--configs", "ours", "--log-dir", t.TempDir()}, 2, "",
+			"pending reason held on 2 nodes of shape schedperf (10 devices each): the 20 measured and 0 warm-up pods need 2 free nodes, leaving none"},
+		{"the help explains --pending-reason held and its node label", []string{"scheduler", "--help"}, 0, "", "dra-bench.example.com/capacity=held"},
 		{"zero claim workers are a usage error", []string{"scheduler", "--claim-workers", "0"}, 2, "", "--claim-workers 0: want at least 1"},
 		{"claim workers other than the default with --kubeconfig are a usage error", []string{"scheduler", "--kubeconfig", "/nonexistent", "--pods", "2", "--claim-workers", "10"}, 2, "", "--claim-workers 10 with --kubeconfig: the workers configure the in-process control plane's resourceclaim controller"},
 	}
@@ -306,6 +312,79 @@ func TestSchedulerEndToEnd(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("README.md does not document the JSON fields %q", missing)
+	}
+}
+
+// TestSchedulerEndToEndHeldBacklog runs a backlog waiting for held
+// devices (--pending-reason held) with ours and device-plugin on 8 nodes of
+// 10 devices: 1 warm-up and 6 measured pods need the first node, so 70
+// holder pods take every device of the other 7, where 3 backlog pods of
+// one device each wait. Every measured pod must be bound, the holders
+// still bound at the end and the backlog still pending (its claims
+// unallocated), with the reason in the report.
+func TestSchedulerEndToEndHeldBacklog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two control planes")
+	}
+	code, stdout, stderr := runArgs("scheduler", "--nodes", "8", "--pods", "6", "--warmup", "1", "--pending", "3", "--pending-reason", "held",
+		"--configs", "ours,device-plugin", "--format", "json", "--log-dir", filepath.Join(t.TempDir(), "logs"), "--stall", "30s", "--timeout", "60s")
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	var rep schedbench.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 2 {
+		t.Fatalf("stdout is not a report of two results: %v\n%s", err, stdout)
+	}
+	if rep.Settings.Pending != 3 || rep.Settings.PendingReason != schedbench.PendingHeld {
+		t.Errorf("settings: %d pending pods (%q), want 3 (held)", rep.Settings.Pending, rep.Settings.PendingReason)
+	}
+	for i, want := range []schedbench.Config{schedbench.ConfigOurs, schedbench.ConfigDevicePlugin} {
+		r := rep.Results[i]
+		if r.Config != want || r.Bound != 6 || r.Pods != 6 || r.Error != "" || r.Failed() {
+			t.Errorf("result %d: %s, %d of %d pods bound, error %q, failed %v; want %s, all 6, none", i, r.Config, r.Bound, r.Pods, r.Error, r.Failed(), want)
+		}
+		if r.PendingPods != 3 || r.PendingReason != schedbench.PendingHeld || r.PendingBound != 0 {
+			t.Errorf("%s: %d pending pods (%q), %d of them bound; want 3 (held), none bound", r.Config, r.PendingPods, r.PendingReason, r.PendingBound)
+		}
+		if r.HolderPods != 70 || r.HoldersBound != 70 || r.FreeNodes != 1 {
+			t.Errorf("%s: %d holder pods, %d bound at the end, %d free nodes; want 70, 70, 1", r.Config, r.HolderPods, r.HoldersBound, r.FreeNodes)
+		}
+		// Warm-up, measured and holder pods' claims are allocated, the
+		// backlog's are not; device-plugin has none, and no node over.
+		wantClaims, wantAllocated := 80, 77
+		if !r.Config.HasClaims() {
+			wantClaims, wantAllocated = 0, 0
+		}
+		if r.Claims != wantClaims || r.ClaimsAllocated != wantAllocated || r.DuplicateDevices != 0 {
+			t.Errorf("%s: %d claims, %d allocated, %d devices twice; want %d, %d, 0", r.Config, r.Claims, r.ClaimsAllocated, r.DuplicateDevices, wantClaims, wantAllocated)
+		}
+	}
+	for _, want := range []string{"[1/2] nodes=8 config=ours: 70 holder pods hold every device of 7 nodes", "1 nodes are free",
+		"[2/2] nodes=8 config=device-plugin: 3 pending pods (held) in the queue"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("progress lacks %q:\n%s", want, stderr)
+		}
+	}
+	// Compared runs keep a held backlog apart from a too-big one.
+	if parsed, err := benchcompare.Parse([]byte(stdout)); err != nil || len(parsed.Result) != 2 ||
+		parsed.Result[0].Name != "Scheduler/shape=schedperf/claims=template/nodes=8/pods=6/config=ours/pending=3/pending-reason=held" {
+		t.Errorf("benchcompare.Parse: %v, %+v; want ours' name to end in /pending=3/pending-reason=held", err, parsed)
+	}
+	// Every key of the JSON is documented in README.md.
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	collectKeys(doc, keys)
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range keys {
+		if !bytes.Contains(readme, []byte("`"+k+"`")) {
+			t.Errorf("README.md does not document the JSON field %q", k)
+		}
 	}
 }
 

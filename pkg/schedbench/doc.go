@@ -61,7 +61,12 @@ limitations under the License.
 //     re-executed with ChildEnv set; RunChild is what the child runs), with a
 //     generated KubeSchedulerConfiguration (SchedulerConfig), until its
 //     /readyz answers: informers synced, so the inventory is in its caches;
-//  5. optionally Options.Warmup pods, waited for and not measured;
+//  5. optionally Options.Warmup pods, waited for and not measured, then
+//     Options.Pending backlog pods that wait through the run, for the
+//     reason of Options.PendingReason: PendingTooBig pods ask for more
+//     than a node has (pending.go); PendingHeld pods wait for devices
+//     that holder pods, bound before the warm-up, hold on the nodes the
+//     warm-up and measured pods do not select (pending_held.go);
 //  6. Options.Pods pods created in a burst by a few concurrent writers,
 //     while one watch records the moment each pod is first seen with
 //     spec.nodeName set;
@@ -126,8 +131,8 @@ limitations under the License.
 //     are measured by this process with one monotonic clock.
 //   - A Result never hides a failure: pods not bound, claims not allocated,
 //     devices held by two claims (for device-plugin: units bound beyond a
-//     node's) and a scheduler that died are counted in the Result and make
-//     Run's caller fail.
+//     node's), backlog pods bound, holders no longer bound and a scheduler
+//     that died are counted in the Result and make Run's caller fail.
 //   - Ratios are absent rather than made of a zero: CPUVsDevicePlugin
 //     needs both schedulers' CPU above 0, which /proc counts in 10 ms
 //     clock ticks, so a small run may read 0.
