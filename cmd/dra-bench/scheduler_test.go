@@ -714,6 +714,30 @@ func TestSchedulerOnAnExistingCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("a held backlog with --create-inventory and --claims claim labels the created nodes, and everything is deleted afterwards", func(t *testing.T) {
+		code, stdout, stderr := runArgs("scheduler", "--kubeconfig", cp.Kubeconfig, "--create-inventory", "--nodes", "3", "--claims", "claim",
+			"--pods", "4", "--pending", "2", "--pending-reason", "held", "--configs", "ours", "--format", "json", "--log-dir", t.TempDir(),
+			"--stall", "30s", "--timeout", "60s")
+		if code != 0 {
+			t.Fatalf("exit code %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+		var rep schedbench.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Results) != 1 {
+			t.Fatalf("stdout is not a report of one result: %v\n%s", err, stdout)
+		}
+		// One free node for the 4 pods; 20 holders on the other two; the
+		// holders' and backlog's claims from the template, the measured
+		// pods' pre-created.
+		if r := rep.Results[0]; r.Bound != 4 || r.FreeNodes != 1 || r.HolderPods != 20 || r.HoldersBound != 20 || r.PendingPods != 2 || r.PendingBound != 0 ||
+			r.Claims != 26 || r.ClaimsAllocated != 24 || r.Error != "" {
+			t.Errorf("%d of 4 pods bound, %d free nodes, %d holders (%d bound), %d pending (%d bound), %d claims (%d allocated), error %q; want 4, 1, 20 (20), 2 (0), 26 (24), none",
+				r.Bound, r.FreeNodes, r.HolderPods, r.HoldersBound, r.PendingPods, r.PendingBound, r.Claims, r.ClaimsAllocated, r.Error)
+		}
+		if nodes, slices, _, namespaces := countLeft(); nodes+slices+namespaces != 0 {
+			t.Errorf("left behind %d nodes, %d slices, %d namespaces", nodes, slices, namespaces)
+		}
+	})
+
 	t.Run("without --create-inventory it schedules onto the devices the cluster has, with one ResourceClaim per pod (--claims claim)", func(t *testing.T) {
 		cluster := inventorygen.SchedulerPerf(2, 0)
 		// As the cluster's drivers and kubelets would have published it.
