@@ -299,10 +299,12 @@ type Options struct {
 	Pods int
 	// Warmup pods are created, and waited for, before the measured ones.
 	Warmup int
-	// Pending pods that can never be scheduled are created after the
-	// warm-up and before the measured pods, and stay in the scheduler's
-	// queue through the run (see createBacklog). PendingReason says why
-	// they wait; "" means PendingTooBig.
+	// Pending pods, a backlog that waits through the run, are created
+	// after the warm-up and before the measured pods, and stay in the
+	// scheduler's queue (see createBacklog). PendingReason says why they
+	// wait: PendingTooBig (the default, also for ""), pods that can never
+	// be scheduled, or PendingHeld, pods waiting for devices that holder
+	// pods hold (pending_held.go).
 	Pending       int
 	PendingReason PendingReason
 	// QPS and Burst are the scheduler's clientConnection qps and burst.

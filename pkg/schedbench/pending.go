@@ -30,9 +30,9 @@ import (
 )
 
 // A backlog of pending pods (Options.Pending) with PendingTooBig: pods
-// that can never be scheduled, created before the measured ones and left in the scheduler's
-// queue through the run, as in a cluster where some jobs wait for devices
-// that do not exist. With claims, each pod's claim comes from a template
+// that can never be scheduled, created before the measured ones and left
+// in the scheduler's queue through the run, as in a cluster where some
+// jobs wait for devices that do not exist. With claims, each pod's claim comes from a template
 // that asks for one device more than a node of the shape has; with
 // device-plugin, the pod asks for one unit of DevicePluginResource more
 // than a node has, so it waits for capacity as the claims' pods do;
