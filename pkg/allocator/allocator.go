@@ -145,11 +145,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	// such nodes, so that it fails where Allocate does.
 	build := goal == answerAndResults || view.MultiTermSelectors
 	// 1. Prepare the claims (prepare.go), once per pod.
-	p := a.prepared.Load()
-	if !p.sameClaims(claims) {
-		p = a.prepareClaims(claims)
-		a.prepared.Store(p)
-	}
+	p := a.preparedFor(claims)
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
@@ -213,6 +209,18 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 		return nil, false, err
 	}
 	return results, true, nil
+}
+
+// preparedFor returns claims prepared (prepare.go), reusing the last
+// preparation when it was for exactly these claims: one pod's claims are
+// asked about on many nodes, one group's about many domains.
+func (a *Allocator) preparedFor(claims []*resourceapi.ResourceClaim) *prepared {
+	p := a.prepared.Load()
+	if !p.sameClaims(claims) {
+		p = a.prepareClaims(claims)
+		a.prepared.Store(p)
+	}
+	return p
 }
 
 // summarize is countSummary within the deadline, if one is set: computing

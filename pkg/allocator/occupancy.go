@@ -129,7 +129,7 @@ func (a *Allocator) DomainFree(ctx context.Context, nodes []*v1.Node, claims []*
 	}
 	var p *prepared
 	if len(claims) > 0 {
-		if p = a.prepareClaims(claims); p.err != nil {
+		if p = a.preparedFor(claims); p.err != nil {
 			p = nil
 		}
 	}
