@@ -48,8 +48,13 @@ type Allocator struct {
 	// allocator was last asked about: the scheduler asks about one pod's
 	// claims on many nodes.
 	prepared atomic.Pointer[prepared]
-	// calls recycles per-call search state.
-	calls sync.Pool
+	// calls recycles per-call search state; allocators derived by
+	// WithState and WhatIf share it, so that a preemption dry run's
+	// allocator (one per node and step) starts with warm storage.
+	calls *sync.Pool
+	// placed memoizes what-ifs' allocations on the inventory (whatif.go);
+	// shared like calls.
+	placed *placements
 
 	steps atomic.Int64
 }
@@ -68,6 +73,8 @@ func New(features structured.Features, state *State, classLister structured.Devi
 		matcher:  matcher,
 		state:    state,
 		policy:   policy,
+		calls:    &sync.Pool{},
+		placed:   &placements{},
 	}
 }
 
@@ -83,6 +90,7 @@ func (a *Allocator) WithState(st *State) *Allocator {
 		b.domain = a.domain
 	}
 	b.prepared.Store(a.prepared.Load())
+	b.calls, b.placed = a.calls, a.placed
 	return b
 }
 

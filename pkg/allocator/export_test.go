@@ -52,7 +52,8 @@ func NewAllocator(_ context.Context,
 
 // Apply is apply, for the tests that compare the States a WhatIf yields.
 func (s *State) Apply(inv *inventory.Inventory, features structured.Features, w WhatIf) *State {
-	return s.apply(inv, features, w)
+	a := New(features, s, nil, inv, nil, FirstFit)
+	return s.apply(inv, w, a.placedOn)
 }
 
 // CacheLimits are the limits of a Matcher's cache, for the tests that

@@ -17,8 +17,9 @@ limitations under the License.
 package allocator
 
 import (
+	"sync"
+
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
@@ -34,6 +35,14 @@ type WhatIf struct {
 	// is released; Take then puts back what stays (a nominated pod's
 	// devices are predicted over the node as its victims will leave it).
 	Vacate string
+	// VacateNodes frees every device of every node's own slices, as Vacate
+	// does for one node. What fits on a node does not depend on other
+	// nodes' own devices, so one such State answers for every node what
+	// Vacate answers for one (a scheduler's "would the pod fit had the
+	// node's pods left", asked node after node), without a copy per node.
+	// Only a pool whose slices name several nodes differs: its counters
+	// count the other nodes' devices as free too.
+	VacateNodes bool
 	// Node limits Release to devices local to that node (Device.LocalTo):
 	// a device that other nodes reach too stays allocated.
 	Node string
@@ -44,7 +53,9 @@ type WhatIf struct {
 }
 
 // Empty reports whether the change changes nothing.
-func (w WhatIf) Empty() bool { return w.Vacate == "" && len(w.Release) == 0 && len(w.Take) == 0 }
+func (w WhatIf) Empty() bool {
+	return w.Vacate == "" && !w.VacateNodes && len(w.Release) == 0 && len(w.Take) == 0
+}
 
 // WhatIf returns an allocator like a (see WithState) whose allocated
 // devices are a's changed by w; a is unchanged, so dry runs on many nodes
@@ -53,7 +64,37 @@ func (a *Allocator) WhatIf(w WhatIf) *Allocator {
 	if w.Empty() {
 		return a
 	}
-	return a.WithState(a.state.apply(a.inv, a.features, w))
+	return a.WithState(a.state.apply(a.inv, w, a.placedOn))
+}
+
+// placedUse is one device use of an allocation with the inventory's device
+// it lands on.
+type placedUse struct {
+	d *inventory.Device
+	u deviceUse
+}
+
+// placements memoizes each allocation's placed uses, by the allocation's
+// address: a preemption dry run releases and takes the same allocations on
+// node after node and step after step. Allocations are the informers' and
+// the plugin's objects, never changed once made, and an allocator and the
+// ones derived from it (one scheduling cycle) share one inventory.
+type placements struct{ m sync.Map }
+
+// placedOn returns alloc's device uses with the inventory's devices they
+// land on; devices the inventory does not know are left out.
+func (a *Allocator) placedOn(alloc *resourceapi.AllocationResult) []placedUse {
+	if v, ok := a.placed.m.Load(alloc); ok {
+		return v.([]placedUse)
+	}
+	var out []placedUse
+	for _, u := range usesOf(alloc, a.features.ConsumableCapacity) {
+		for _, d := range a.inv.LookupID(u.id) {
+			out = append(out, placedUse{d: d, u: u})
+		}
+	}
+	a.placed.m.Store(alloc, out)
+	return out
 }
 
 // apply returns s changed by w, for inv (the inventory s is for). Devices
@@ -62,31 +103,33 @@ func (a *Allocator) WhatIf(w WhatIf) *Allocator {
 // the consumed capacity given back; a vacated node comes first, then
 // releases, then takes, so a device that one allocation gives back and
 // another takes stays taken.
-func (s *State) apply(inv *inventory.Inventory, features structured.Features, w WhatIf) *State {
+func (s *State) apply(inv *inventory.Inventory, w WhatIf, placedOn func(*resourceapi.AllocationResult) []placedUse) *State {
 	if w.Empty() {
 		return s
 	}
 	next := s.copyForChange()
 	touched := map[inventory.PoolID]bool{}
-	if w.Vacate != "" {
-		next.vacate(inv, w.Vacate, touched)
+	if w.VacateNodes {
+		for slice := range inv.NodeSlices() {
+			next.vacateSlice(slice, touched)
+		}
+	} else if w.Vacate != "" {
+		for _, slice := range inv.SlicesOn(w.Vacate) {
+			next.vacateSlice(slice, touched)
+		}
 	}
 	for _, alloc := range w.Release {
-		for _, u := range usesOf(alloc, features.ConsumableCapacity) {
-			for _, d := range inv.LookupID(u.id) {
-				if d.LocalTo(w.Node) {
-					next.release(d.Index, u)
-					touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
-				}
+		for _, p := range placedOn(alloc) {
+			if p.d.LocalTo(w.Node) {
+				next.release(p.d.Index, p.u)
+				touched[inventory.PoolID{Driver: p.d.Driver, Pool: p.d.Pool}] = true
 			}
 		}
 	}
 	for _, alloc := range w.Take {
-		for _, u := range usesOf(alloc, features.ConsumableCapacity) {
-			for _, d := range inv.LookupID(u.id) {
-				next.take(d.Index, u)
-				touched[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
-			}
+		for _, p := range placedOn(alloc) {
+			next.take(p.d.Index, p.u)
+			touched[inventory.PoolID{Driver: p.d.Driver, Pool: p.d.Pool}] = true
 		}
 	}
 	// Counters of untouched pools stay valid.
@@ -94,19 +137,17 @@ func (s *State) apply(inv *inventory.Inventory, features structured.Features, w 
 	return next
 }
 
-// vacate frees every device of the node's own slices in s, which is a
-// copy being changed, and marks their pools touched.
-func (s *State) vacate(inv *inventory.Inventory, node string, touched map[inventory.PoolID]bool) {
-	for _, slice := range inv.SlicesOn(node) {
-		touched[slice.Pool()] = true
-		for _, d := range slice.Devices {
-			if s.isOutside(d.Index) {
-				continue
-			}
-			s.dedicated.Clear(d.Index)
-			s.shared.Clear(d.Index)
-			delete(s.aggregated, d.Index)
-			delete(s.shares, d.Index)
+// vacateSlice frees every device of the slice in s, which is a copy being
+// changed, and marks its pool touched.
+func (s *State) vacateSlice(slice *inventory.Slice, touched map[inventory.PoolID]bool) {
+	touched[slice.Pool()] = true
+	for _, d := range slice.Devices {
+		if s.isOutside(d.Index) {
+			continue
 		}
+		s.dedicated.Clear(d.Index)
+		s.shared.Clear(d.Index)
+		delete(s.aggregated, d.Index)
+		delete(s.shares, d.Index)
 	}
 }

@@ -232,3 +232,61 @@ func TestVacateFreesEveryDeviceOfTheNodeAndNothingElse(t *testing.T) {
 		t.Errorf("the original State changed: %s", diff)
 	}
 }
+
+// TestVacatingEveryNodeFreesEveryNodesOwnDevicesAndNothingElse: a State
+// with every node vacated equals one translated from scratch from the
+// claims' devices that are no node's own (a pool for all nodes), and on
+// each node claims fit exactly where they fit with only that node vacated.
+func TestVacatingEveryNodeFreesEveryNodesOwnDevicesAndNothingElse(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(3)
+	// The first node's GPUs again, as a pool that every node reaches.
+	network := cluster.Slices[0].DeepCopy()
+	network.Name, network.Spec.Pool.Name = "network", "network"
+	network.Spec.NodeName, network.Spec.AllNodes = nil, ptr.To(true)
+	cluster.Slices = append(cluster.Slices, network)
+	inv := inventory.New()
+	held := map[types.UID]*resourceapi.AllocationResult{}
+	rest := map[types.UID]*resourceapi.AllocationResult{}
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+		for _, d := range s.Spec.Devices {
+			r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: s.Spec.Driver, Pool: s.Spec.Pool.Name, Device: d.Name}
+			alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}}
+			uid := types.UID(s.Spec.Pool.Name + "/" + d.Name)
+			held[uid] = alloc
+			if s.Spec.NodeName == nil {
+				rest[uid] = alloc
+			}
+		}
+	}
+	base := allocator.NewState(inv, naiveState(held, nil))
+	all := allocator.WhatIf{VacateNodes: true}
+	if diff := allocator.DiffStates(base.Apply(inv, structured.Features{}, all), allocator.NewState(inv, naiveState(rest, nil))); diff != "" {
+		t.Errorf("every node vacated: %s", diff)
+	}
+
+	// Every device is held: 8 GPUs fit on a node only once it is
+	// vacated, 9 never, the network pool's staying held.
+	ctx := context.Background()
+	a := allocator.New(structured.Features{}, base, cluster.ClassLister(), inv, allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
+	vacated := a.WhatIf(all)
+	for _, count := range []int64{8, 9} {
+		claim := inventorygen.ExactClaim(fmt.Sprintf("gpus-%d", count), cluster.Classes[0].Name, count)
+		for _, node := range cluster.Nodes {
+			one, err := a.WhatIf(allocator.WhatIf{Vacate: node.Name}).Fits(ctx, node, []*resourceapi.ResourceClaim{claim})
+			if err != nil {
+				t.Fatalf("%s on %s vacated: %v", claim.Name, node.Name, err)
+			}
+			every, err := vacated.Fits(ctx, node, []*resourceapi.ResourceClaim{claim})
+			if err != nil {
+				t.Fatalf("%s on %s, every node vacated: %v", claim.Name, node.Name, err)
+			}
+			if want := count == 8; one != want || every != want {
+				t.Errorf("%s on %s: fits with the node vacated %v, with every node vacated %v; want %v", claim.Name, node.Name, one, every, want)
+			}
+		}
+	}
+	if diff := allocator.DiffStates(base, allocator.NewState(inv, naiveState(held, nil))); diff != "" {
+		t.Errorf("the original State changed: %s", diff)
+	}
+}

@@ -17,6 +17,8 @@ limitations under the License.
 package eviction
 
 import (
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -38,6 +40,38 @@ type Claims interface {
 // that no pod of staying uses. staying is called only when a claim could
 // be given back, and returns the pods that stay on the node.
 func Released(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []*resourceapi.AllocationResult {
+	return ReleasedBy(node, evicted, staying, func(pod *v1.Pod) []Held { return HeldBy(pod, claims) })
+}
+
+// Held is a claim a pod uses, as Released weighs it.
+type Held struct {
+	// Key is the claim's namespace/name.
+	Key   string
+	Claim *resourceapi.ResourceClaim
+	// Allocation is the claim's allocation (Claims.Allocation), nil if
+	// it has none.
+	Allocation *resourceapi.AllocationResult
+}
+
+// HeldBy returns the existing claims the pod uses (ClaimNames), each once.
+func HeldBy(pod *v1.Pod, claims Claims) []Held {
+	var out []Held
+	for _, name := range ClaimNames(pod) {
+		key := pod.Namespace + "/" + name
+		if slices.ContainsFunc(out, func(h Held) bool { return h.Key == key }) {
+			continue
+		}
+		if claim := claims.Get(pod.Namespace, name); claim != nil {
+			out = append(out, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
+		}
+	}
+	return out
+}
+
+// ReleasedBy is Released with each pod's claims given by held, HeldBy's
+// answer for the pod or a memo of it: a preemption dry run asks about the
+// same pods on one node again and again.
+func ReleasedBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []*resourceapi.AllocationResult {
 	var used sets.Set[string]
 	seen := sets.New[string]()
 	var out []*resourceapi.AllocationResult
@@ -45,25 +79,24 @@ func Released(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.P
 		if pod.Spec.NodeName != node {
 			continue
 		}
-		for _, name := range ClaimNames(pod) {
-			key := pod.Namespace + "/" + name
-			if seen.Has(key) {
+		for _, h := range held(pod) {
+			if seen.Has(h.Key) {
 				continue
 			}
-			seen.Insert(key)
-			claim := claims.Get(pod.Namespace, name)
-			if claim == nil {
-				continue
-			}
-			alloc := claims.Allocation(claim)
-			if alloc == nil || !ReservedOnlyFor(claim, evicted) {
+			seen.Insert(h.Key)
+			if h.Allocation == nil || !ReservedOnlyFor(h.Claim, evicted) {
 				continue
 			}
 			if used == nil {
-				used = claimKeys(staying())
+				used = sets.New[string]()
+				for _, p := range staying() {
+					for _, sh := range held(p) {
+						used.Insert(sh.Key)
+					}
+				}
 			}
-			if !used.Has(key) {
-				out = append(out, alloc)
+			if !used.Has(h.Key) {
+				out = append(out, h.Allocation)
 			}
 		}
 	}
@@ -98,15 +131,4 @@ func ClaimNames(pod *v1.Pod) []string {
 		out = append(out, st.ResourceClaimName)
 	}
 	return out
-}
-
-// claimKeys returns namespace/name of every claim the pods use.
-func claimKeys(pods []*v1.Pod) sets.Set[string] {
-	keys := sets.New[string]()
-	for _, pod := range pods {
-		for _, name := range ClaimNames(pod) {
-			keys.Insert(pod.Namespace + "/" + name)
-		}
-	}
-	return keys
 }

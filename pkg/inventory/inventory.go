@@ -17,6 +17,7 @@ limitations under the License.
 package inventory
 
 import (
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,6 +159,20 @@ func (inv *Inventory) SlicesOn(node string) []*Slice {
 		out = append(out, s)
 	}
 	return out
+}
+
+// NodeSlices returns every slice that names a node (spec.nodeName), in no
+// particular order: every node's own devices.
+func (inv *Inventory) NodeSlices() iter.Seq[*Slice] {
+	return func(yield func(*Slice) bool) {
+		for _, slices := range inv.onNode {
+			for _, s := range slices {
+				if !yield(s) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // NumIndexes is one more than the largest device index in use: the length
