@@ -156,6 +156,10 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		// Something is wrong with a claim or class (a CEL runtime error,
 		// a missing class): abort scheduling the pod, naming the culprit.
 		return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
+	case !fits && d != nil && d.reprieving:
+		// Nobody reads why: DefaultPreemption only tells whether a
+		// reprieved victim still leaves room.
+		return statusUnresolvable(logger, reprieveReason, "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case !fits:
 		var deadline time.Time // none without a timeout
 		if timeout > 0 {
@@ -175,6 +179,10 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	}
 	return nil
 }
+
+// reprieveReason is Filter's answer in a preemption dry run where the
+// claims do not fit once a victim is given back (dryRun.reprieving).
+const reprieveReason = "devices do not fit beside the pods the preemption dry run gave back"
 
 // filterTimeout is how long one Filter may search; zero: no limit.
 func (pl *DRAAllocator) filterTimeout() time.Duration {

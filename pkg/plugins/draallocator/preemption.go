@@ -57,11 +57,15 @@ const dryRunKey fwk.StateKey = Name + "/dry-run"
 type dryRun struct {
 	removed map[types.UID]*v1.Pod
 	added   map[types.UID]*v1.Pod
+	// reprieving is set once a removed pod is given back: DefaultPreemption
+	// reprieves victims one by one after its first Filter without them,
+	// and reads a reprieve's answer only as fits or not.
+	reprieving bool
 }
 
 // Clone copies the change: every dry run changes its own.
 func (d *dryRun) Clone() fwk.StateData {
-	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added)}
+	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added), reprieving: d.reprieving}
 }
 
 // empty reports whether the dry run changes nothing.
@@ -81,6 +85,7 @@ func (d *dryRun) remove(pod *v1.Pod) {
 func (d *dryRun) add(pod *v1.Pod) {
 	if _, ok := d.removed[pod.UID]; ok {
 		delete(d.removed, pod.UID)
+		d.reprieving = true
 		return
 	}
 	d.added[pod.UID] = pod
@@ -139,22 +144,23 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 // (nominatedDevices); the node is then not to be used.
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
-	w := allocator.WhatIf{Node: node, Release: pl.released(d.removed, node, nodeInfo.GetPods())}
+	w := allocator.WhatIf{Node: node, Release: pl.released(&s.preempt, d.removed, node, nodeInfo.GetPods())}
 	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
 	return s.alloc.WhatIf(w), preempting
 }
 
 // released returns the allocations that removing pods from node frees,
 // by the rule kubectl dra explain follows too (eviction.Released): a
-// claim in flight counts with its pending allocation.
-func (pl *DRAAllocator) released(removed map[types.UID]*v1.Pod, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
-	return eviction.Released(node, removed, func() []*v1.Pod {
+// claim in flight counts with its pending allocation. The pods' claims
+// come from the cycle's memo.
+func (pl *DRAAllocator) released(memo *preemptionMemo, removed map[types.UID]*v1.Pod, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
+	return eviction.ReleasedBy(node, removed, func() []*v1.Pod {
 		pods := make([]*v1.Pod, 0, len(staying))
 		for _, pi := range staying {
 			pods = append(pods, pi.GetPod())
 		}
 		return pods
-	}, claimLookup{pl})
+	}, func(pod *v1.Pod) []eviction.Held { return memo.held(pod, claimLookup{pl}) })
 }
 
 // nominatedDevices returns what the pods added to the node take there,
@@ -271,6 +277,6 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		return true
 	}
 	take = append(take, pl.allocationsOf(staying)...)
-	fits, err := s.alloc.WhatIf(allocator.WhatIf{Vacate: node.Name, Take: take}).Fits(ctx, node, claims)
+	fits, err := s.preempt.vacated(s.alloc).WhatIf(allocator.WhatIf{Take: take}).Fits(ctx, node, claims)
 	return err == nil && fits
 }

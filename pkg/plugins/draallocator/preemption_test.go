@@ -263,6 +263,50 @@ func TestADryRunFreesExactlyTheClaimsThatOnlyItsRemovedPodsHold(t *testing.T) {
 	}
 }
 
+// TestADryRunExplainsItsFirstAnswerButNotItsReprieves: DefaultPreemption
+// reports the first Filter of a dry run on a node (every lower-priority
+// pod removed) when preemption fails there, but reads the answers of its
+// reprieves (a removed pod given back) only as fits or not: those are not
+// explained.
+func TestADryRunExplainsItsFirstAnswerButNotItsReprieves(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	objs = append(objs, held...)
+	for _, n := range []int64{4, 5} {
+		pod, claim := preemptor(n)
+		claim.Name = fmt.Sprintf("want-%d", n)
+		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
+		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
+		objs = append(objs, pod, claim)
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	cycleFor := func(n int) *cycle {
+		pod, err := h.client.CoreV1().Pods(testNamespace).Get(h.ctx, fmt.Sprintf("want-%d", n), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, st := h.filter(pl, pod)
+		if st != nil {
+			t.Fatalf("PreFilter: %v", st)
+		}
+		return c
+	}
+
+	first := cycleFor(5).dryRun("node-1", low...)
+	if first.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(first.Message(), "dev") || first.Message() == reprieveReason {
+		t.Errorf("5 devices with every pod removed: %v %q, want UnschedulableAndUnresolvable explaining the devices", first.Code(), first.Message())
+	}
+	c := cycleFor(4)
+	if st := c.dryRun("node-1", low...); !st.IsSuccess() {
+		t.Fatalf("4 devices with every pod removed: %v, want success", st)
+	}
+	reprieve := c.filterChanged("node-1", low[:1], low...)
+	if reprieve.Code() != fwk.UnschedulableAndUnresolvable || reprieve.Message() != reprieveReason {
+		t.Errorf("4 devices with %s given back: %v %q, want UnschedulableAndUnresolvable %q", low[0].Name, reprieve.Code(), reprieve.Message(), reprieveReason)
+	}
+}
+
 func podNames(pods []*v1.Pod) []string {
 	var names []string
 	for _, p := range pods {

@@ -63,6 +63,9 @@ type stateData struct {
 	// others is the same allocator without that restriction, for other
 	// pods' claims (nominated pods a dry run or Filter simulates).
 	alloc, others *allocator.Allocator
+	// preempt is what Filter's answers for preemption share within the
+	// cycle (preemptionmemo.go).
+	preempt preemptionMemo
 	// gang is the pod's place in its pod group's plan (gangplan.go); nil
 	// outside a planned pod-group cycle.
 	gang *gangMember
