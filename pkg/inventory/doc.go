@@ -43,7 +43,12 @@ limitations under the License.
 // "Input order" — which upstream takes from the slice list it is given —
 // is the order in which slices were first added here.
 //
+// Compare (compare.go, selfcheck.go) checks a long-lived inventory against
+// the slices it should hold, as the API has them, and its own indexes
+// against its slices, and returns each difference as a drift.Difference
+// naming the pool, slice and device: the scheduler's consistency check.
+//
 // An Inventory is not safe for concurrent mutation; Pools may be called
 // concurrently with other Pools calls (it locks its cache) but not with
-// Set or Remove. The returned views are immutable.
+// Set or Remove; so may Compare. The returned views are immutable.
 package inventory
