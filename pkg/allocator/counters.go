@@ -43,6 +43,9 @@ type poolCounters struct {
 	// common per counter set (pools that use groups only), gathered in the
 	// same pass as their consumption.
 	groups map[string]groupIntersection
+	// pool is the pool they were computed for, so that the consistency
+	// check can compute them again (statecheck.go).
+	pool *inventory.Pool
 }
 
 // indexSet is a sorted set of device indexes: compact, and a lookup reads
@@ -70,6 +73,14 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 	if pc, ok := st.counters[pool.ID]; ok {
 		return pc
 	}
+	pc := availableIn(st, pool)
+	st.counters[pool.ID] = pc
+	return pc
+}
+
+// availableIn computes what the pool's counter sets offer with st's
+// allocated devices: available's work, uncached.
+func availableIn(st *State, pool *inventory.Pool) poolCounters {
 	cs := counterSets{}
 	for name, set := range pool.CounterSets {
 		counters := make(map[string]resource.Quantity, len(set.Counters))
@@ -85,7 +96,7 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 	for _, group := range [][]*inventory.Slice{pool.Targeting, pool.NotTargeting} {
 		for _, s := range group {
 			for _, d := range s.Devices {
-				if !a.state.isAllocated(d.Index) || a.state.isHeld(d.Index) {
+				if !st.isAllocated(d.Index) || st.isHeld(d.Index) {
 					continue
 				}
 				for _, use := range d.Spec.ConsumesCounters {
@@ -103,7 +114,7 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 			}
 		}
 	}
-	pc := poolCounters{sets: cs, groups: groups}
+	pc := poolCounters{sets: cs, groups: groups, pool: pool}
 	for _, set := range cs {
 		for _, v := range set {
 			if v.Sign() < 0 {
@@ -112,7 +123,6 @@ func (a *Allocator) available(pool *inventory.Pool) poolCounters {
 		}
 	}
 	pc.blocked, pc.blockedKnown = blockedDevices(pool, cs)
-	st.counters[pool.ID] = pc
 	return pc
 }
 

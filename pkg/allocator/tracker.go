@@ -295,6 +295,11 @@ func (t *Tracker) AllocatedState() structured.AllocatedState {
 func (t *Tracker) State(inv *inventory.Inventory) *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.stateLocked(inv)
+}
+
+// stateLocked is State; t.mu must be held.
+func (t *Tracker) stateLocked(inv *inventory.Inventory) *State {
 	if t.last == nil || t.lastInv != inv || t.lastGen != inv.Generation() {
 		t.last = t.rebuild(inv)
 		t.lastInv, t.lastGen = inv, inv.Generation()
