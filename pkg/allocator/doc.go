@@ -83,7 +83,11 @@ limitations under the License.
 // are extended; chain numbers are never reused, so a request prepared
 // before an eviction stays correct). Explain and Diagnose (explain.go,
 // diagnose.go) re-run stages 2 and 5 on a node that does not fit to say
-// why.
+// why. Tracker.Compare (trackercheck.go, countcheck.go, statecheck.go) is
+// the consistency check of a long-lived Tracker: its claims against the
+// API's, its in-flight allocations against the scheduler's, its counts
+// against a recount and its State and cached pool counters against a
+// rebuild, each difference a drift.Difference.
 //
 // # Alpha features
 //

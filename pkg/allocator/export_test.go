@@ -23,6 +23,7 @@ import (
 	"strconv"
 
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/cel"
@@ -137,3 +138,41 @@ var FindTwins = findTwins
 // Steps counts the search steps taken by all Allocate calls so far
 // (upstream's NumAllocateOneInvocations).
 func (a *Allocator) Steps() int64 { return a.steps.Load() }
+
+// MiscountForTest changes the tracker's count of holders of a dedicated
+// device behind its claims' back, as a bookkeeping bug would.
+func (t *Tracker) MiscountForTest(id structured.DeviceID, delta int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dedicated[id] += delta
+}
+
+// FlipStateBitForTest brings the tracker's State for inv up to date and
+// then flips device i's allocated bit in it, as a faulty incremental
+// update would.
+func (t *Tracker) FlipStateBitForTest(inv *inventory.Inventory, i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stateLocked(inv)
+	if s.dedicated.Has(i) {
+		s.dedicated.Clear(i)
+	} else {
+		s.dedicated.Set(i)
+	}
+}
+
+// MiscountCountersForTest sets one counter of a pool's cached available
+// counters in the tracker's last State, as a stale cache entry would; it
+// reports whether the pool had an entry.
+func (t *Tracker) MiscountCountersForTest(pool inventory.PoolID, set, counter string, value resource.Quantity) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.last
+	s.countersMu.Lock()
+	defer s.countersMu.Unlock()
+	pc, ok := s.counters[pool]
+	if ok {
+		pc.sets[set][counter] = value
+	}
+	return ok
+}
