@@ -33,13 +33,14 @@ import (
 // args builds internal args; empty strings and zero durations are kept as is.
 func args(filter, binding time.Duration, s config.ScoringStrategyType, p config.DeviceSelectionPolicy) *config.DRAAllocatorArgs {
 	return &config.DRAAllocatorArgs{
-		FilterTimeout:         metav1.Duration{Duration: filter},
-		BindingTimeout:        metav1.Duration{Duration: binding},
-		ScoringStrategy:       config.ScoringStrategy{Type: s},
-		DeviceSelectionPolicy: p,
-		Preemption:            config.PreemptionEnabled,
-		PlacementScoring:      config.PlacementPacking,
-		MaxPlacements:         10,
+		FilterTimeout:            metav1.Duration{Duration: filter},
+		BindingTimeout:           metav1.Duration{Duration: binding},
+		ScoringStrategy:          config.ScoringStrategy{Type: s},
+		DeviceSelectionPolicy:    p,
+		Preemption:               config.PreemptionEnabled,
+		PlacementScoring:         config.PlacementPacking,
+		MaxPlacements:            10,
+		ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 	}
 }
 

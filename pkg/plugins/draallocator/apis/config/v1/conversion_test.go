@@ -47,34 +47,37 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 	}{{
 		name: "defaults survive the round trip",
 		in: config.DRAAllocatorArgs{
-			FilterTimeout:         metav1.Duration{Duration: 10 * time.Second},
-			BindingTimeout:        metav1.Duration{Duration: 600 * time.Second},
-			ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
-			DeviceSelectionPolicy: config.FirstFit,
-			Preemption:            config.PreemptionEnabled,
-			PlacementScoring:      config.PlacementPacking,
-			MaxPlacements:         10,
+			FilterTimeout:            metav1.Duration{Duration: 10 * time.Second},
+			BindingTimeout:           metav1.Duration{Duration: 600 * time.Second},
+			ScoringStrategy:          config.ScoringStrategy{Type: config.FirstAvailable},
+			DeviceSelectionPolicy:    config.FirstFit,
+			Preemption:               config.PreemptionEnabled,
+			PlacementScoring:         config.PlacementPacking,
+			MaxPlacements:            10,
+			ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 		},
 	}, {
 		name: "non-default values survive the round trip",
 		in: config.DRAAllocatorArgs{
-			FilterTimeout:         metav1.Duration{Duration: 1500 * time.Millisecond},
-			BindingTimeout:        metav1.Duration{Duration: time.Hour},
-			ScoringStrategy:       config.ScoringStrategy{Type: config.LeastAllocated},
-			DeviceSelectionPolicy: config.Packing,
-			Preemption:            config.PreemptionDisabled,
-			PlacementScoring:      config.PlacementPacking,
-			MaxPlacements:         10,
+			FilterTimeout:            metav1.Duration{Duration: 1500 * time.Millisecond},
+			BindingTimeout:           metav1.Duration{Duration: time.Hour},
+			ScoringStrategy:          config.ScoringStrategy{Type: config.LeastAllocated},
+			DeviceSelectionPolicy:    config.Packing,
+			Preemption:               config.PreemptionDisabled,
+			PlacementScoring:         config.PlacementPacking,
+			MaxPlacements:            10,
+			ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 		},
 	}, {
 		name: "a zero filter timeout survives the round trip instead of being re-defaulted",
 		in: config.DRAAllocatorArgs{
-			BindingTimeout:        metav1.Duration{Duration: time.Second},
-			ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
-			DeviceSelectionPolicy: config.FirstFit,
-			Preemption:            config.PreemptionEnabled,
-			PlacementScoring:      config.PlacementPacking,
-			MaxPlacements:         10,
+			BindingTimeout:           metav1.Duration{Duration: time.Second},
+			ScoringStrategy:          config.ScoringStrategy{Type: config.MostAllocated},
+			DeviceSelectionPolicy:    config.FirstFit,
+			Preemption:               config.PreemptionEnabled,
+			PlacementScoring:         config.PlacementPacking,
+			MaxPlacements:            10,
+			ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 		},
 	}}
 	s := newTestScheme(t)
@@ -105,26 +108,28 @@ func TestInternalToV1ToInternalIsTheIdentity(t *testing.T) {
 func TestV1ToInternalConvertsEveryField(t *testing.T) {
 	s := newTestScheme(t)
 	in := &DRAAllocatorArgs{
-		FilterTimeout:         dur(3 * time.Second),
-		BindingTimeout:        dur(4 * time.Second),
-		ScoringStrategy:       strategy(MostAllocated),
-		DeviceSelectionPolicy: policy(Packing),
-		Preemption:            preemption(PreemptionDisabled),
-		PlacementScoring:      placementScoring(PlacementPacking),
-		MaxPlacements:         maxPlacements(10),
+		FilterTimeout:            dur(3 * time.Second),
+		BindingTimeout:           dur(4 * time.Second),
+		ScoringStrategy:          strategy(MostAllocated),
+		DeviceSelectionPolicy:    policy(Packing),
+		Preemption:               preemption(PreemptionDisabled),
+		PlacementScoring:         placementScoring(PlacementPacking),
+		MaxPlacements:            maxPlacements(10),
+		ConsistencyCheckInterval: &metav1.Duration{Duration: 30 * time.Second},
 	}
 	got := &config.DRAAllocatorArgs{}
 	if err := s.Convert(in, got, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := &config.DRAAllocatorArgs{
-		FilterTimeout:         metav1.Duration{Duration: 3 * time.Second},
-		BindingTimeout:        metav1.Duration{Duration: 4 * time.Second},
-		ScoringStrategy:       config.ScoringStrategy{Type: config.MostAllocated},
-		DeviceSelectionPolicy: config.Packing,
-		Preemption:            config.PreemptionDisabled,
-		PlacementScoring:      config.PlacementPacking,
-		MaxPlacements:         10,
+		FilterTimeout:            metav1.Duration{Duration: 3 * time.Second},
+		BindingTimeout:           metav1.Duration{Duration: 4 * time.Second},
+		ScoringStrategy:          config.ScoringStrategy{Type: config.MostAllocated},
+		DeviceSelectionPolicy:    config.Packing,
+		Preemption:               config.PreemptionDisabled,
+		PlacementScoring:         config.PlacementPacking,
+		MaxPlacements:            10,
+		ConsistencyCheckInterval: metav1.Duration{Duration: 30 * time.Second},
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("unexpected internal args (-want +got):\n%s", diff.Diff(want, got))

@@ -43,6 +43,9 @@ const (
 	DefaultPlacementScoring = PlacementPacking
 	// DefaultMaxPlacements is the default maxPlacements.
 	DefaultMaxPlacements int32 = 10
+	// DefaultConsistencyCheckInterval is the default
+	// consistencyCheckInterval.
+	DefaultConsistencyCheckInterval = time.Minute
 )
 
 // SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
@@ -75,5 +78,8 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	}
 	if obj.MaxPlacements == nil {
 		obj.MaxPlacements = ptr.To(DefaultMaxPlacements)
+	}
+	if obj.ConsistencyCheckInterval == nil {
+		obj.ConsistencyCheckInterval = &metav1.Duration{Duration: DefaultConsistencyCheckInterval}
 	}
 }

@@ -38,13 +38,14 @@ func maxPlacements(n int32) *int32                                  { return &n 
 
 func defaulted() *DRAAllocatorArgs {
 	return &DRAAllocatorArgs{
-		FilterTimeout:         dur(10 * time.Second),
-		BindingTimeout:        dur(600 * time.Second),
-		ScoringStrategy:       strategy(FirstAvailable),
-		DeviceSelectionPolicy: policy(FirstFit),
-		Preemption:            preemption(PreemptionEnabled),
-		PlacementScoring:      placementScoring(PlacementPacking),
-		MaxPlacements:         maxPlacements(10),
+		FilterTimeout:            dur(10 * time.Second),
+		BindingTimeout:           dur(600 * time.Second),
+		ScoringStrategy:          strategy(FirstAvailable),
+		DeviceSelectionPolicy:    policy(FirstFit),
+		Preemption:               preemption(PreemptionEnabled),
+		PlacementScoring:         placementScoring(PlacementPacking),
+		MaxPlacements:            maxPlacements(10),
+		ConsistencyCheckInterval: dur(time.Minute),
 	}
 }
 
@@ -68,49 +69,57 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy: strategy(MostAllocated),
 		},
 		want: &DRAAllocatorArgs{
-			FilterTimeout:         dur(10 * time.Second),
-			BindingTimeout:        dur(time.Minute),
-			ScoringStrategy:       strategy(MostAllocated),
-			DeviceSelectionPolicy: policy(FirstFit),
-			Preemption:            preemption(PreemptionEnabled),
-			PlacementScoring:      placementScoring(PlacementPacking),
-			MaxPlacements:         maxPlacements(10),
+			FilterTimeout:            dur(10 * time.Second),
+			BindingTimeout:           dur(time.Minute),
+			ScoringStrategy:          strategy(MostAllocated),
+			DeviceSelectionPolicy:    policy(FirstFit),
+			Preemption:               preemption(PreemptionEnabled),
+			PlacementScoring:         placementScoring(PlacementPacking),
+			MaxPlacements:            maxPlacements(10),
+			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}, {
 		name: "an explicit zero filter timeout is kept because it disables the limit",
 		in:   &DRAAllocatorArgs{FilterTimeout: dur(0)},
 		want: &DRAAllocatorArgs{
-			FilterTimeout:         dur(0),
-			BindingTimeout:        dur(600 * time.Second),
-			ScoringStrategy:       strategy(FirstAvailable),
-			DeviceSelectionPolicy: policy(FirstFit),
-			Preemption:            preemption(PreemptionEnabled),
-			PlacementScoring:      placementScoring(PlacementPacking),
-			MaxPlacements:         maxPlacements(10),
+			FilterTimeout:            dur(0),
+			BindingTimeout:           dur(600 * time.Second),
+			ScoringStrategy:          strategy(FirstAvailable),
+			DeviceSelectionPolicy:    policy(FirstFit),
+			Preemption:               preemption(PreemptionEnabled),
+			PlacementScoring:         placementScoring(PlacementPacking),
+			MaxPlacements:            maxPlacements(10),
+			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}, {
 		name: "an explicit zero maxPlacements is kept because it tries every domain",
 		in:   &DRAAllocatorArgs{MaxPlacements: maxPlacements(0)},
 		want: func() *DRAAllocatorArgs { d := defaulted(); d.MaxPlacements = maxPlacements(0); return d }(),
 	}, {
+		name: "an explicit zero consistencyCheckInterval is kept because it checks only on SIGUSR2",
+		in:   &DRAAllocatorArgs{ConsistencyCheckInterval: dur(0)},
+		want: func() *DRAAllocatorArgs { d := defaulted(); d.ConsistencyCheckInterval = dur(0); return d }(),
+	}, {
 		name: "fully set args are left unchanged",
 		in: &DRAAllocatorArgs{
-			FilterTimeout:         dur(time.Second),
-			BindingTimeout:        dur(time.Second),
-			ScoringStrategy:       strategy(LeastAllocated),
-			DeviceSelectionPolicy: policy(Packing),
-			Preemption:            preemption(PreemptionDisabled),
-			PlacementScoring:      placementScoring(PlacementPacking),
-			MaxPlacements:         maxPlacements(10),
+			FilterTimeout:            dur(time.Second),
+			BindingTimeout:           dur(time.Second),
+			ScoringStrategy:          strategy(LeastAllocated),
+			DeviceSelectionPolicy:    policy(Packing),
+			Preemption:               preemption(PreemptionDisabled),
+			PlacementScoring:         placementScoring(PlacementPacking),
+			MaxPlacements:            maxPlacements(10),
+			ConsistencyCheckInterval: dur(time.Minute),
 		},
 		want: &DRAAllocatorArgs{
-			FilterTimeout:         dur(time.Second),
-			BindingTimeout:        dur(time.Second),
-			ScoringStrategy:       strategy(LeastAllocated),
-			DeviceSelectionPolicy: policy(Packing),
-			Preemption:            preemption(PreemptionDisabled),
-			PlacementScoring:      placementScoring(PlacementPacking),
-			MaxPlacements:         maxPlacements(10),
+			FilterTimeout:            dur(time.Second),
+			BindingTimeout:           dur(time.Second),
+			ScoringStrategy:          strategy(LeastAllocated),
+			DeviceSelectionPolicy:    policy(Packing),
+			Preemption:               preemption(PreemptionDisabled),
+			PlacementScoring:         placementScoring(PlacementPacking),
+			MaxPlacements:            maxPlacements(10),
+			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}}
 	for _, tc := range tests {
@@ -153,7 +162,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing","maxPlacements":10}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing","maxPlacements":10,"consistencyCheckInterval":"1m0s"}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

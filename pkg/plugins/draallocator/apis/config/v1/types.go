@@ -67,6 +67,16 @@ type DRAAllocatorArgs struct {
 	// 0 tries every domain always. Defaults to 10.
 	// +optional
 	MaxPlacements *int32 `json:"maxPlacements,omitempty"`
+	// ConsistencyCheckInterval is how often the plugin compares its
+	// long-lived state — the device inventory, the devices claims hold
+	// and those in flight — with what the scheduler's informers say it
+	// should be; each difference is logged once and counted in
+	// dra_scheduler_cache_differences_total. SIGUSR2 runs the check at
+	// any time, beside kube-scheduler's own cache comparer. With several
+	// profiles the shortest interval set applies. 0 checks only on
+	// SIGUSR2. Defaults to 1m.
+	// +optional
+	ConsistencyCheckInterval *metav1.Duration `json:"consistencyCheckInterval,omitempty"`
 }
 
 // ScoringStrategy selects how the plugin scores nodes.

@@ -32,7 +32,8 @@ import (
 //
 // Rules: filterTimeout >= 0 (0 disables the limit), bindingTimeout > 0,
 // scoringStrategy.type, deviceSelectionPolicy and preemption must be one of
-// the supported constants.
+// the supported constants, maxPlacements >= 0, consistencyCheckInterval
+// >= 0 (0 checks only on SIGUSR2).
 func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) error {
 	if args == nil {
 		if path == nil {
@@ -70,6 +71,10 @@ func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) e
 	if args.MaxPlacements < 0 {
 		allErrs = append(allErrs, field.Invalid(path.Child("maxPlacements"), args.MaxPlacements,
 			"must be at least 0 (0 tries every domain)"))
+	}
+	if d := args.ConsistencyCheckInterval.Duration; d < 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("consistencyCheckInterval"), d.String(),
+			"must be zero (check only on SIGUSR2) or positive"))
 	}
 
 	return allErrs.ToAggregate()

@@ -30,13 +30,14 @@ import (
 
 func valid() *config.DRAAllocatorArgs {
 	return &config.DRAAllocatorArgs{
-		FilterTimeout:         metav1.Duration{Duration: 10 * time.Second},
-		BindingTimeout:        metav1.Duration{Duration: 600 * time.Second},
-		ScoringStrategy:       config.ScoringStrategy{Type: config.FirstAvailable},
-		DeviceSelectionPolicy: config.FirstFit,
-		Preemption:            config.PreemptionEnabled,
-		PlacementScoring:      config.PlacementPacking,
-		MaxPlacements:         10,
+		FilterTimeout:            metav1.Duration{Duration: 10 * time.Second},
+		BindingTimeout:           metav1.Duration{Duration: 600 * time.Second},
+		ScoringStrategy:          config.ScoringStrategy{Type: config.FirstAvailable},
+		DeviceSelectionPolicy:    config.FirstFit,
+		Preemption:               config.PreemptionEnabled,
+		PlacementScoring:         config.PlacementPacking,
+		MaxPlacements:            10,
+		ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 	}
 }
 
@@ -112,6 +113,13 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		name:   "a negative maxPlacements is invalid at maxPlacements",
 		modify: func(a *config.DRAAllocatorArgs) { a.MaxPlacements = -1 },
 		want:   []wantErr{{field.ErrorTypeInvalid, "maxPlacements"}},
+	}, {
+		name:   "a zero consistencyCheckInterval is accepted: the check runs only on SIGUSR2",
+		modify: func(a *config.DRAAllocatorArgs) { a.ConsistencyCheckInterval.Duration = 0 },
+	}, {
+		name:   "a negative consistencyCheckInterval is invalid at consistencyCheckInterval",
+		modify: func(a *config.DRAAllocatorArgs) { a.ConsistencyCheckInterval.Duration = -time.Second },
+		want:   []wantErr{{field.ErrorTypeInvalid, "consistencyCheckInterval"}},
 	}, {
 		name: "every problem is reported at once",
 		modify: func(a *config.DRAAllocatorArgs) {
