@@ -124,6 +124,17 @@ limitations under the License.
 //     every node with the same finding (Allocator.Explain), so the
 //     scheduler's "0/N nodes are available: ..." message counts nodes per
 //     reason.
+//   - A consistency check (consistency.go) compares the long-lived state
+//     with the informers' objects on SIGUSR2 (beside kube-scheduler's own
+//     cache comparer) and every consistencyCheckInterval, on a goroutine
+//     of its own: the inventory with the slices, taint rules applied
+//     (inventory.Compare), the tracker with the claims and the scheduler's
+//     in-flight allocations (allocator.Tracker.Compare). Slice changes
+//     queued, the plugin's own writes the informer has not delivered and
+//     allocations in flight are no differences, and a difference must
+//     still be there when it compares again 2 s later. Each is logged once
+//     with the objects' names and counted
+//     (dra_scheduler_cache_differences_total).
 //
 // # Map
 //
@@ -155,14 +166,16 @@ limitations under the License.
 //	PreBind             claimwrites.go,   writes claims (allocation, reservedFor),
 //	                    bindingconditions.go  waits for binding conditions
 //	SignPod             plugin.go         -
+//	(SIGUSR2, interval) consistency.go    r inventory (feed's lock), tracker (its lock),
+//	                                      the informers' listers; no state of its own
 //	EventsToRegister    events.go         (queueing hints read the DRA manager)
 //	and hints           prequeue.go       (pre-queueing hint: podIndex)
 //
 // State by scope, its key, who writes it and what guards it:
 //
 //	process      shared (shared.go): inventory feed, tracker, requeuer, ledger,
-//	             pod sets; written by informer handlers and every phase;
-//	             each part has its own lock
+//	             pod sets, consistency check; written by informer handlers
+//	             and every phase; each part has its own lock
 //	pod-group    groupState (podgroup.go), key Name/group in the
 //	cycle        PodGroupCycleState; written by the cycle's sequential phases
 //	             only; no lock
@@ -190,7 +203,10 @@ limitations under the License.
 //
 //   - The inventory changes only in PreFilter, which the framework runs on
 //     one goroutine before any Filter of the same cycle; Filter calls only
-//     read it.
+//     read it. The consistency check reads it from its own goroutine only
+//     under the feed's lock, which PreFilter holds while it changes it.
+//   - The consistency check changes no state: it only brings the tracker's
+//     State up to date, as the next PreFilter would.
 //   - A device is never in two non-admin allocations: allocated and
 //     in-flight devices are excluded when the allocator is built, and the
 //     API server rejects a status write on a claim allocated meanwhile.

@@ -19,6 +19,7 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -54,6 +55,10 @@ type inventoryFeed struct {
 
 	mu      sync.Mutex
 	pending map[string]struct{} // names of slices to read again
+
+	// applying is held while sync changes the inventory, and by read: the
+	// consistency check reads the inventory from a goroutine of its own.
+	applying sync.Mutex
 
 	// changed, if set, is called after a change that may free devices
 	// was queued.
@@ -203,11 +208,15 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 		return err
 	}
 	f.mu.Lock()
-	pending := f.pending
-	if len(pending) == 0 {
+	if len(f.pending) == 0 {
 		f.mu.Unlock()
 		return nil
 	}
+	f.mu.Unlock()
+	f.applying.Lock()
+	defer f.applying.Unlock()
+	f.mu.Lock()
+	pending := f.pending
 	f.pending = make(map[string]struct{}, len(pending))
 	f.mu.Unlock()
 	var rules []*resourceapi.DeviceTaintRule
@@ -236,6 +245,22 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 		metrics.Inventory.WithLabelValues(profile, "pools").Set(float64(f.inv.NumPools()))
 	}
 	return nil
+}
+
+// read calls fn with the inventory while sync cannot change it, and with
+// whether a slice's change is queued, not applied yet. The consistency
+// check reads the inventory this way, on a goroutine of its own; fn must
+// not change the inventory.
+func (f *inventoryFeed) read(fn func(inv *inventory.Inventory, queued func(slice string) bool)) {
+	f.applying.Lock()
+	defer f.applying.Unlock()
+	f.mu.Lock()
+	queued := maps.Clone(f.pending)
+	f.mu.Unlock()
+	fn(f.inv, func(slice string) bool {
+		_, ok := queued[slice]
+		return ok
+	})
 }
 
 // reportMatcher turns the matcher's counters into metric increments. Like

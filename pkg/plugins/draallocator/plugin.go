@@ -121,6 +121,7 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			}
 		}
 		sh.inv.addProfile(h.ProfileName())
+		sh.consistency.addInterval(args.ConsistencyCheckInterval.Duration)
 		if args.Preemption != config.PreemptionDisabled {
 			sh.preemption.addProfile(h.ProfileName())
 		}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/cel"
@@ -84,6 +85,9 @@ type shared struct {
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
+	// consistency compares inventory and tracker with the API's objects,
+	// on SIGUSR2 and every consistencyCheckInterval.
+	consistency *consistencyCheck
 
 	// claimsSynced reports whether the claim handler has seen every claim
 	// that existed when it started; synced remembers that it had.
@@ -136,6 +140,11 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 			return nil, err
 		}
 	}
+	claims := h.SharedDRAManager().ResourceClaims()
+	sh.consistency = newConsistencyCheck(sh.inv, sh.allocated, h.SharedInformerFactory().Resource().V1().ResourceClaims().Lister(),
+		func(uid types.UID) bool { return claims.GetPendingAllocation(uid) != nil },
+		append([]cache.InformerSynced{claimsSynced}, sh.inv.hasSynced...), sh.guard)
+	sh.consistency.listen(ctx)
 	return sh, nil
 }
 

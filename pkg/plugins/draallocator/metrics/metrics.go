@@ -194,6 +194,38 @@ var (
 	})
 )
 
+// The consistency check of the plugin's long-lived state (issue 41).
+var (
+	// CacheDifferences counts the differences between the plugin's
+	// long-lived state and the API's objects that the consistency check
+	// found, each once while it lasts, by kind (drift.Kinds).
+	CacheDifferences = metrics.NewCounterVec(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "cache_differences_total",
+		Help:           "Differences between the DRAAllocator plugin's long-lived state (device inventory, devices allocated and in flight) and the API's objects that the consistency check found, each counted once while it lasts, by kind. Any is a bug: the scheduler's log names the objects.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"kind"})
+
+	// ConsistencyCheckDifferences is the number of differences the last
+	// consistency check found.
+	ConsistencyCheckDifferences = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "consistency_check_differences",
+		Help:           "Differences between the DRAAllocator plugin's long-lived state and the API's objects that the last consistency check found, those found before included.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// ConsistencyCheckDuration is the time one consistency check spent
+	// comparing, without the pause before a second comparison.
+	ConsistencyCheckDuration = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "consistency_check_duration_seconds",
+		Help:           "Time a consistency check of the DRAAllocator plugin's state spent comparing (both comparisons when the first found differences, not the pause between them).",
+		Buckets:        metrics.ExponentialBuckets(0.001, 2, 15),
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
 var registerOnce sync.Once
 
 // Register registers the metrics in the legacy registry; later calls do
@@ -203,7 +235,8 @@ func Register() {
 		legacyregistry.MustRegister(BuildInfo, ExtensionPointDuration, SelectorCacheRequests, CELRuntimeErrors,
 			CELCachedExpressions, CELCachedChains, CELCacheBytes, CELCacheEvictions,
 			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics,
-			PreemptionVictims, PreemptionNominatedToBound, PreemptionReleaseWaits)
+			PreemptionVictims, PreemptionNominatedToBound, PreemptionReleaseWaits,
+			CacheDifferences, ConsistencyCheckDifferences, ConsistencyCheckDuration)
 		BuildInfo.WithLabelValues(version.Version(), version.Kubernetes(), runtime.Version()).Set(1)
 	})
 }
