@@ -28,42 +28,140 @@ import (
 )
 
 // compareCounts counts every tracked claim's uses again and compares the
-// counts the tracker keeps up to date use by use.
+// counts the tracker keeps up to date use by use. The dedicated devices'
+// counts are first checked without building a recount (dedicatedAgree);
+// only when they disagree are they recounted, to say where.
 func (t *Tracker) compareCounts(l *drift.List) {
-	dedicated := map[structured.DeviceID]int{}
-	shares := map[structured.SharedDeviceID]int{}
-	sharesOf := map[structured.DeviceID]int{}
-	capacity := structured.NewConsumedCapacityCollection()
-	holders := map[structured.DeviceID]map[types.UID]int{}
+	if !t.dedicatedAgree() {
+		t.recountDedicated(l)
+	}
+	t.recountShared(l)
+}
+
+// eachUse calls f with each use a claim makes, recorded then pending.
+func (tc *trackedClaim) eachUse(f func(u deviceUse)) {
+	for _, u := range tc.recorded {
+		f(u)
+	}
+	for _, u := range tc.pending {
+		f(u)
+	}
+}
+
+// dedicatedAgree reports whether the holders of every dedicated device,
+// and their number, are those of the claims tracked: every claim holds
+// each of its devices as often as it uses it, no holder is counted that
+// no claim accounts for, and a device's count is its holders'. It
+// allocates nothing for claims of up to manyUses uses.
+func (t *Tracker) dedicatedAgree() bool {
+	const manyUses = 32
+	var counts map[structured.DeviceID]int // for claims of many uses
+	uses := 0
 	for uid, tc := range t.claims {
-		for _, uses := range [][]deviceUse{tc.recorded, tc.pending} {
-			for _, u := range uses {
-				if u.share == nil {
-					dedicated[u.id]++
-					if holders[u.id] == nil {
-						holders[u.id] = map[types.UID]int{}
-					}
-					holders[u.id][uid]++
-					continue
-				}
-				shares[*u.share]++
-				sharesOf[u.id]++
-				if u.capacity != nil {
-					capacity.Insert(*u.capacity)
-				}
+		n := len(tc.recorded) + len(tc.pending)
+		if n > manyUses {
+			if counts == nil {
+				counts = map[structured.DeviceID]int{}
 			}
+			clear(counts)
+			tc.eachUse(func(u deviceUse) {
+				if u.share == nil {
+					counts[u.id]++
+				}
+			})
+			for id, n := range counts {
+				if t.holders[id][uid] != n {
+					return false
+				}
+				uses += n
+			}
+			continue
+		}
+		agree := true
+		tc.eachUse(func(u deviceUse) {
+			if u.share != nil || !agree {
+				return
+			}
+			uses++
+			n := 0
+			tc.eachUse(func(o deviceUse) {
+				if o.share == nil && o.id == u.id {
+					n++
+				}
+			})
+			agree = t.holders[u.id][uid] == n
+		})
+		if !agree {
+			return false
 		}
 	}
+	held := 0
+	for id, m := range t.holders {
+		sum := 0
+		for _, n := range m {
+			sum += n
+		}
+		if sum != t.dedicated[id] {
+			return false
+		}
+		held += sum
+	}
+	return held == uses && len(t.holders) == len(t.dedicated)
+}
+
+// recountDedicated recounts the holders of dedicated devices and reports
+// every count that differs.
+func (t *Tracker) recountDedicated(l *drift.List) {
+	dedicated := map[structured.DeviceID]int{}
+	holders := map[structured.DeviceID]map[types.UID]int{}
+	for uid, tc := range t.claims {
+		tc.eachUse(func(u deviceUse) {
+			if u.share != nil {
+				return
+			}
+			dedicated[u.id]++
+			if holders[u.id] == nil {
+				holders[u.id] = map[types.UID]int{}
+			}
+			holders[u.id][uid]++
+		})
+	}
 	compareCountsOf(l, "holders", t.dedicated, dedicated, func(id structured.DeviceID) structured.DeviceID { return id })
-	compareCountsOf(l, "shares", t.sharesOf, sharesOf, func(id structured.DeviceID) structured.DeviceID { return id })
-	compareCountsOf(l, "uses of share", t.shares, shares, structured.SharedDeviceID.GetDeviceID)
 	eachKey(t.holders, holders, func(id structured.DeviceID) {
 		eachKey(t.holders[id], holders[id], func(uid types.UID) {
 			if got, want := t.holders[id][uid], holders[id][uid]; got != want {
-				l.Add(drift.Count, poolObject(id), "device %s: %s counted %d times among its holders, %d among the claims tracked", id.Device, t.name(uid), got, want)
+				l.Add(drift.Count, poolObject(id), "device %s: uses by %s %d counted, %d among the claims tracked", id.Device, t.name(uid), got, want)
 			}
 		})
 	})
+}
+
+// recountShared recounts the shares of devices that allow several
+// allocations, and their consumed capacity, and reports every count that
+// differs. Without shares it builds nothing.
+func (t *Tracker) recountShared(l *drift.List) {
+	var (
+		shares   map[structured.SharedDeviceID]int
+		sharesOf map[structured.DeviceID]int
+		capacity structured.ConsumedCapacityCollection
+	)
+	for _, tc := range t.claims {
+		tc.eachUse(func(u deviceUse) {
+			if u.share == nil {
+				return
+			}
+			if shares == nil {
+				shares, sharesOf, capacity = map[structured.SharedDeviceID]int{}, map[structured.DeviceID]int{}, structured.NewConsumedCapacityCollection()
+			}
+			shares[*u.share]++
+			sharesOf[u.id]++
+			if u.capacity != nil {
+				capacity.Insert(*u.capacity)
+			}
+		})
+	}
+	compareCountsOf(l, "shares", t.sharesOf, sharesOf, func(id structured.DeviceID) structured.DeviceID { return id })
+	compareCountsOf(l, "uses of share", t.shares, shares, structured.SharedDeviceID.GetDeviceID)
 	eachKey(t.capacity, capacity, func(id structured.DeviceID) {
 		if got, want := t.capacity[id], capacity[id]; !sameCapacity(got, want) {
 			l.Add(drift.Count, poolObject(id), "device %s: consumed capacity %s counted, %s among the claims tracked", id.Device, renderCapacity(got), renderCapacity(want))
@@ -75,7 +173,7 @@ func (t *Tracker) compareCounts(l *drift.List) {
 func compareCountsOf[K comparable](l *drift.List, what string, got, want map[K]int, device func(K) structured.DeviceID) {
 	eachKey(got, want, func(k K) {
 		if g, w := got[k], want[k]; g != w {
-			l.Add(drift.Count, poolObject(device(k)), "device %s: %d %s counted, %d among the claims tracked", describeKey(k), g, what, w)
+			l.Add(drift.Count, poolObject(device(k)), "device %s: %s %d counted, %d among the claims tracked", describeKey(k), what, g, w)
 		}
 	})
 }

@@ -176,3 +176,16 @@ func (t *Tracker) MiscountCountersForTest(pool inventory.PoolID, set, counter st
 	}
 	return ok
 }
+
+// MiscountHolderForTest counts claim uid once more (or less) among the
+// holders of a dedicated device, and the device's holders with it, as a
+// use applied twice would.
+func (t *Tracker) MiscountHolderForTest(id structured.DeviceID, uid types.UID, delta int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dedicated[id] += delta
+	if t.holders[id] == nil {
+		t.holders[id] = map[types.UID]int{}
+	}
+	t.holders[id][uid] += delta
+}

@@ -38,6 +38,11 @@ func (t *Tracker) compareState(l *drift.List, inv *inventory.Inventory) {
 		return
 	}
 	live := t.stateLocked(inv)
+	if t.stateAgrees(inv, live) {
+		// The rebuild would have live's entries: its counters too.
+		compareCounters(l, inv, live, live)
+		return
+	}
 	fresh := t.rebuild(inv)
 	describe := func(i int) string {
 		if d := inv.Device(i); d != nil {
@@ -64,6 +69,52 @@ func (t *Tracker) compareState(l *drift.List, inv *inventory.Inventory) {
 		}
 	})
 	compareCounters(l, inv, live, fresh)
+}
+
+// stateAgrees reports whether live has exactly the entries a rebuild from
+// the counts would give it (setBits), without building one: every device
+// of a counted ID has its entries, and live has no others.
+func (t *Tracker) stateAgrees(inv *inventory.Inventory, live *State) bool {
+	dedicated := 0
+	for id := range t.dedicated {
+		for _, d := range inv.LookupID(id) {
+			if !live.dedicated.Has(d.Index) {
+				return false
+			}
+			dedicated++
+		}
+	}
+	shared, shares, aggregated := 0, 0, 0
+	for id, n := range t.sharesOf {
+		for _, d := range inv.LookupID(id) {
+			if !live.shared.Has(d.Index) || live.shares[d.Index] != n {
+				return false
+			}
+			shared++
+			shares++
+		}
+	}
+	for id, c := range t.capacity {
+		for _, d := range inv.LookupID(id) {
+			if !live.shared.Has(d.Index) || !sameCapacity(live.aggregated[d.Index], c) {
+				return false
+			}
+			if t.sharesOf[id] == 0 {
+				shared++
+			}
+			aggregated++
+		}
+	}
+	return count(live.dedicated) == dedicated && count(live.shared) == shared &&
+		len(live.shares) == shares && len(live.aggregated) == aggregated
+}
+
+func count(s *cowbits.Set) int {
+	n := 0
+	for range s.All() {
+		n++
+	}
+	return n
 }
 
 // compareBits reports the devices one set has and the other lacks.

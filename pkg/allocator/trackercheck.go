@@ -26,6 +26,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/structured"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/drift"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
@@ -66,10 +67,14 @@ func (t *Tracker) Compare(inv *inventory.Inventory, claims []*resourceapi.Resour
 
 // compareClaims compares the recorded allocations with the API's claims.
 func (t *Tracker) compareClaims(l *drift.List, claims []*resourceapi.ResourceClaim) {
-	seen := make(map[types.UID]bool, len(claims))
+	// known counts the claims holding recorded devices that the API has:
+	// when they are all the tracker's, no recorded claim is deleted.
+	known := 0
 	for _, c := range claims {
-		seen[c.UID] = true
 		tc := t.claims[c.UID]
+		if tc != nil && len(tc.recorded) > 0 {
+			known++
+		}
 		rv, _ := strconv.ParseInt(c.ResourceVersion, 10, 64)
 		if tc != nil && rv != 0 && tc.rv > rv {
 			continue // the tracker has a newer copy than the informer
@@ -77,8 +82,24 @@ func (t *Tracker) compareClaims(l *drift.List, claims []*resourceapi.ResourceCla
 		var recorded, pending []deviceUse
 		if tc != nil {
 			recorded, pending = tc.recorded, tc.pending
+			if sameUses(c.Status.Allocation, recorded, t.consumableCapacity) {
+				continue
+			}
 		}
 		compareUses(l, c.Namespace+"/"+c.Name, t.uses(c.Status.Allocation), recorded, pending)
+	}
+	holding := 0
+	for _, tc := range t.claims {
+		if len(tc.recorded) > 0 {
+			holding++
+		}
+	}
+	if holding == known {
+		return
+	}
+	seen := make(map[types.UID]bool, len(claims))
+	for _, c := range claims {
+		seen[c.UID] = true
 	}
 	for uid, tc := range t.claims {
 		if seen[uid] || len(tc.recorded) == 0 {
@@ -88,6 +109,42 @@ func (t *Tracker) compareClaims(l *drift.List, claims []*resourceapi.ResourceCla
 			l.Add(drift.Allocation, pool, "%s held by %s in the tracker, claim deleted in the API", devicesPhrase(devices), t.name(uid))
 		}
 	}
+}
+
+// sameUses reports whether the uses recorded are those of alloc, in
+// order: usesOf(alloc) without building them.
+func sameUses(alloc *resourceapi.AllocationResult, recorded []deviceUse, consumableCapacity bool) bool {
+	if alloc == nil {
+		return len(recorded) == 0
+	}
+	i := 0
+	for _, r := range alloc.Devices.Results {
+		if ptr.Deref(r.AdminAccess, false) {
+			continue
+		}
+		if i == len(recorded) {
+			return false
+		}
+		u := recorded[i]
+		i++
+		if u.id.Driver.String() != r.Driver || u.id.Pool.String() != r.Pool || u.id.Device.String() != r.Device {
+			return false
+		}
+		shared := consumableCapacity && r.ShareID != nil
+		switch {
+		case !shared:
+			if u.share != nil {
+				return false
+			}
+		case u.share == nil || u.share.ShareID.String() != string(*r.ShareID):
+			return false
+		case (r.ConsumedCapacity == nil) != (u.capacity == nil):
+			return false
+		case u.capacity != nil && !sameCapacity(u.capacity.ConsumedCapacity, structured.NewDeviceConsumedCapacity(u.id, r.ConsumedCapacity).ConsumedCapacity):
+			return false
+		}
+	}
+	return i == len(recorded)
 }
 
 // useKey identifies one use of a device: the device, and the share for a

@@ -102,6 +102,14 @@ func TestTrackerCompareReportsEachDriftFromTheAPIOnce(t *testing.T) {
 		api:     []*resourceapi.ResourceClaim{apiClaim("claim-x", 4)},
 		want:    []drift.Difference{{Kind: drift.Allocation, Object: pool, Message: "device gpu-1 held by default/claim-x in the tracker, free in the API"}},
 	}, {
+		name:    "another device held in the tracker than in the API is a difference each way",
+		tracked: func(tr *allocator.Tracker) { tr.SetClaim(apiClaim("claim-x", 3, gpu("gpu-1"))) },
+		api:     []*resourceapi.ResourceClaim{apiClaim("claim-x", 3, gpu("gpu-2"))},
+		want: []drift.Difference{
+			{Kind: drift.Allocation, Object: pool, Message: "device gpu-1 held by default/claim-x in the tracker, free in the API"},
+			{Kind: drift.Allocation, Object: pool, Message: "device gpu-2 allocated to default/claim-x in the API, free in the tracker"},
+		},
+	}, {
 		name:    "a share consuming other capacity is one difference",
 		tracked: func(tr *allocator.Tracker) { tr.SetClaim(apiClaim("claim-z", 5, nicShare("s1", "10G"))) },
 		api:     []*resourceapi.ResourceClaim{apiClaim("claim-z", 5, nicShare("s1", "20G"))},
@@ -163,7 +171,36 @@ func TestTrackerCompareFindsItsOwnBookkeepingOff(t *testing.T) {
 		corrupt: func(tr *allocator.Tracker, _ *inventory.Inventory) {
 			tr.MiscountForTest(structured.MakeDeviceID(inventorygen.DriverNvidia, "h100-0", "gpu-0"), 1)
 		},
-		want: []drift.Difference{{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-0: 2 holders counted, 1 among the claims tracked"}},
+		want: []drift.Difference{{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-0: holders 2 counted, 1 among the claims tracked"}},
+	}, {
+		name: "a use counted twice is off in the device's count and its holders",
+		corrupt: func(tr *allocator.Tracker, _ *inventory.Inventory) {
+			tr.MiscountHolderForTest(structured.MakeDeviceID(inventorygen.DriverNvidia, "h100-0", "gpu-5"), "uid-claim-x", 1)
+		},
+		want: []drift.Difference{
+			{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-5: holders 2 counted, 1 among the claims tracked"},
+			{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-5: uses by default/claim-x 2 counted, 1 among the claims tracked"},
+		},
+	}, {
+		name: "a holder no claim accounts for is off in the device's count, its holders and the State",
+		corrupt: func(tr *allocator.Tracker, _ *inventory.Inventory) {
+			tr.MiscountHolderForTest(structured.MakeDeviceID(inventorygen.DriverNvidia, "h100-0", "gpu-7"), "uid-gone", 1)
+		},
+		want: []drift.Difference{
+			{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-7: holders 1 counted, 0 among the claims tracked"},
+			{Kind: drift.Count, Object: "pool gpu.nvidia.com/h100-0", Message: "device gpu-7: uses by uid-gone 1 counted, 0 among the claims tracked"},
+			// The State follows the counts, not the claims.
+			{Kind: drift.State, Object: "pool gpu.nvidia.com/h100-0",
+				Message: "device gpu-7 (index 7): free in the State handed to allocators, allocated in one rebuilt from the tracker's counts"},
+		},
+	}, {
+		name: "a State bit set on a free device is one difference",
+		corrupt: func(tr *allocator.Tracker, inv *inventory.Inventory) {
+			d := inv.Lookup(inventory.DeviceKey{Driver: inventorygen.DriverNvidia, Pool: "h100-0", Device: "gpu-6"})[0]
+			tr.FlipStateBitForTest(inv, d.Index)
+		},
+		want: []drift.Difference{{Kind: drift.State, Object: "pool gpu.nvidia.com/h100-0",
+			Message: "device gpu-6 (index 6): allocated in the State handed to allocators, free in one rebuilt from the tracker's counts"}},
 	}, {
 		name: "a State bit off is one difference",
 		corrupt: func(tr *allocator.Tracker, inv *inventory.Inventory) {

@@ -17,12 +17,17 @@ limitations under the License.
 package inventory
 
 import (
-	"slices"
-
-	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/drift"
+)
+
+// Marks checkIndexes keeps per device index: the device at the index
+// belongs to a slice kept, and which lookups found it.
+const (
+	inSlices uint8 = 1 << iota
+	inLookupByName
+	inLookupByID
 )
 
 // checkIndexes adds a drift.Index difference for every index entry that
@@ -30,9 +35,12 @@ import (
 // the node or shared index and the pool index under its key; each of its
 // devices must point back at it and at its spec, hold its dense index,
 // and be found by driver/pool/name in both lookups. Entries the other way
-// round — in an index, not among the slices — are differences too.
+// round — in an index, not among the slices — are differences too. It
+// allocates one byte per device index.
 func (inv *Inventory) checkIndexes(l *drift.List) {
-	live := make(map[*Device]bool, inv.NumDevices())
+	marks := make([]uint8, len(inv.devices))
+	// misplaced are devices of kept slices whose index holds another.
+	misplaced := map[*Device]bool{}
 	for key, s := range inv.slices {
 		obj := poolObject(s.Pool())
 		if s.key != key {
@@ -53,37 +61,44 @@ func (inv *Inventory) checkIndexes(l *drift.List) {
 			continue
 		}
 		for i, d := range s.Devices {
-			live[d] = true
-			inv.checkDevice(l, obj, s, i, d)
+			spec := &s.Obj.Spec.Devices[i]
+			switch {
+			case d.Slice != s || d.Spec != spec || d.Driver != s.Obj.Spec.Driver || d.Pool != s.Obj.Spec.Pool.Name:
+				l.Add(drift.Index, obj, "device %s of slice %s points at another slice or device", spec.Name, key)
+			case inv.Device(d.Index) != d:
+				l.Add(drift.Index, obj, "device %s of slice %s: index %d holds another device", spec.Name, key, d.Index)
+				misplaced[d] = true
+			default:
+				marks[d.Index] |= inSlices
+			}
 		}
 	}
-	if n := inv.NumDevices(); n != len(live) {
-		l.Add(drift.Index, "inventory", "%d devices counted by index, %d in the slices", n, len(live))
-	}
-	inv.checkReverse(l, live)
-}
-
-// checkDevice checks the entries of device d, the i-th of slice s.
-func (inv *Inventory) checkDevice(l *drift.List, obj string, s *Slice, i int, d *Device) {
-	spec := &s.Obj.Spec.Devices[i]
-	if d.Slice != s || d.Spec != spec || d.Driver != s.Obj.Spec.Driver || d.Pool != s.Obj.Spec.Pool.Name {
-		l.Add(drift.Index, obj, "device %s of slice %s points at another slice or device", spec.Name, s.key)
-		return
-	}
-	if inv.Device(d.Index) != d {
-		l.Add(drift.Index, obj, "device %s of slice %s: index %d holds another device", spec.Name, s.key, d.Index)
-	}
-	if !slices.Contains(inv.byID[d.Key()], d) {
-		l.Add(drift.Index, obj, "device %s of slice %s missing from the lookup by name", spec.Name, s.key)
-	}
-	if !slices.Contains(inv.byHandle[structured.MakeDeviceID(d.Driver, d.Pool, spec.Name)], d) {
-		l.Add(drift.Index, obj, "device %s of slice %s missing from the lookup by device ID", spec.Name, s.key)
+	inv.checkReverse(l, marks, misplaced)
+	for i, m := range marks {
+		if m&inSlices == 0 {
+			continue
+		}
+		d := inv.devices[i]
+		if m&inLookupByName == 0 {
+			l.Add(drift.Index, poolObject(PoolID{d.Driver, d.Pool}), "device %s of slice %s missing from the lookup by name", d.Name(), d.Slice.key)
+		}
+		if m&inLookupByID == 0 {
+			l.Add(drift.Index, poolObject(PoolID{d.Driver, d.Pool}), "device %s of slice %s missing from the lookup by device ID", d.Name(), d.Slice.key)
+		}
 	}
 }
 
 // checkReverse finds index entries for slices or devices the inventory
-// no longer keeps; live holds the devices of the slices it keeps.
-func (inv *Inventory) checkReverse(l *drift.List, live map[*Device]bool) {
+// no longer keeps, and marks the devices each lookup finds.
+func (inv *Inventory) checkReverse(l *drift.List, marks []uint8, misplaced map[*Device]bool) {
+	// kept reports whether d is the device of a kept slice at its index
+	// (to be marked), or one of a kept slice at a wrong index.
+	kept := func(d *Device) (ok, mark bool) {
+		if d != nil && inv.Device(d.Index) == d && marks[d.Index]&inSlices != 0 {
+			return true, true
+		}
+		return misplaced[d], false
+	}
 	for node, m := range inv.onNode {
 		for key, s := range m {
 			if inv.slices[key] != s || ptr.Deref(s.Obj.Spec.NodeName, "") != node {
@@ -105,21 +120,40 @@ func (inv *Inventory) checkReverse(l *drift.List, live map[*Device]bool) {
 	}
 	for key, ds := range inv.byID {
 		for _, d := range ds {
-			if !live[d] || d.Key() != key {
+			ok, mark := kept(d)
+			if !ok || d.Key() != key {
 				l.Add(drift.Index, poolObject(PoolID{key.Driver, key.Pool}), "device %s in the lookup by name, of no slice kept", key.Device)
+			} else if mark {
+				marks[d.Index] |= inLookupByName
 			}
 		}
 	}
-	for _, ds := range inv.byHandle {
+	for id, ds := range inv.byHandle {
 		for _, d := range ds {
-			if !live[d] {
-				l.Add(drift.Index, poolObject(PoolID{d.Driver, d.Pool}), "device %s in the lookup by device ID, of no slice kept", d.Name())
+			ok, mark := kept(d)
+			if !ok || id.Driver.String() != d.Driver || id.Pool.String() != d.Pool || id.Device.String() != d.Name() {
+				l.Add(drift.Index, poolObject(PoolID{id.Driver.String(), id.Pool.String()}), "device %s in the lookup by device ID, of no slice kept", id.Device.String())
+			} else if mark {
+				marks[d.Index] |= inLookupByID
 			}
 		}
 	}
 	for i, d := range inv.devices {
-		if d != nil && (d.Index != i || !live[d]) {
+		if d != nil && (d.Index != i || marks[i]&inSlices == 0) && !misplaced[d] {
 			l.Add(drift.Index, poolObject(PoolID{d.Driver, d.Pool}), "device %s at index %d, of no slice kept there", d.Name(), i)
 		}
 	}
+	if n, kept := inv.NumDevices(), countMarked(marks)+len(misplaced); n != kept {
+		l.Add(drift.Index, "inventory", "%d devices counted by index, %d in the slices", n, kept)
+	}
+}
+
+func countMarked(marks []uint8) int {
+	n := 0
+	for _, m := range marks {
+		if m&inSlices != 0 {
+			n++
+		}
+	}
+	return n
 }
