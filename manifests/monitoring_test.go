@@ -170,7 +170,7 @@ func TestTheAlertsUseMetricsTheSchedulerExports(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerClaimsPendingTooLong"} {
+	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerStateDiffersFromAPI", "DRASchedulerClaimsPendingTooLong"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts %v: %s missing", alerts, want)
 		}
