@@ -171,7 +171,8 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			set("plugin.weight", 10),
 			set("plugin.placementWeight", 5),
 			set("plugin.args", map[string]any{"filterTimeout": "0s", "bindingTimeout": "5m", "scoringStrategy": map[string]any{"type": "MostAllocated"},
-				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading", "maxPlacements": 0}),
+				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading", "maxPlacements": 0,
+				"consistencyCheckInterval": "0s"}),
 		), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			want := draconfig.DRAAllocatorArgs{
@@ -179,6 +180,7 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 				ScoringStrategy:       draconfig.ScoringStrategy{Type: draconfig.MostAllocated},
 				DeviceSelectionPolicy: draconfig.Packing, Preemption: draconfig.PreemptionDisabled,
 				PlacementScoring: draconfig.PlacementSpreading, MaxPlacements: 0,
+				ConsistencyCheckInterval: metav1.Duration{},
 			}
 			if d := cmp.Diff(want, *args); d != "" {
 				t.Errorf("DRAAllocator args (-want +got):\n%s", d)
@@ -194,7 +196,8 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			}
 		}},
 		{"null plugin args are left to the plugin's defaults", set("plugin.args", map[string]any{"filterTimeout": nil, "bindingTimeout": nil,
-			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil, "placementScoring": nil, "maxPlacements": nil}), func(t *testing.T, r rendering) {
+			"scoringStrategy": nil, "deviceSelectionPolicy": nil, "preemption": nil, "placementScoring": nil, "maxPlacements": nil,
+			"consistencyCheckInterval": nil}), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
 			if !strings.Contains(raw, "args: {}") {
 				t.Errorf("the DRAAllocator args are not empty:\n%s", raw)
@@ -346,7 +349,7 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 		}},
 		{"the Prometheus rule's templates reach Prometheus unrendered", set("monitoring.enabled", true), func(t *testing.T, r rendering) {
 			data, _ := json.Marshal(find(t, r.objs, "PrometheusRule", "dra-scheduler").Object)
-			for _, s := range []string{"{{ $labels.extension_point }}", "{{ $value }}", "{{ $labels.profile }}"} {
+			for _, s := range []string{"{{ $labels.extension_point }}", "{{ $labels.kind }}", "{{ $value }}", "{{ $labels.profile }}"} {
 				if !strings.Contains(string(data), s) {
 					t.Errorf("the PrometheusRule lost %s", s)
 				}
