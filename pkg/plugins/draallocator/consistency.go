@@ -180,7 +180,9 @@ func (c *consistencyCheck) run(ctx context.Context, trigger string) []drift.Diff
 	logger := klog.FromContext(ctx)
 	diffs, took, err := c.settled(ctx)
 	if err != nil {
-		logger.Error(err, "DRAAllocator consistency check failed", "trigger", trigger)
+		if ctx.Err() == nil { // not the scheduler stopping
+			logger.Error(err, "DRAAllocator consistency check failed", "trigger", trigger)
+		}
 		return nil
 	}
 	fresh := c.report(logger, diffs)
@@ -196,8 +198,8 @@ func (c *consistencyCheck) run(ctx context.Context, trigger string) []drift.Diff
 }
 
 // settled compares; when that finds differences, it pauses and compares
-// again, and keeps what both comparisons found. took is the
-// time spent comparing.
+// again, and keeps what both comparisons found. took is the time spent
+// comparing, without the pause.
 func (c *consistencyCheck) settled(ctx context.Context) (_ []drift.Difference, took time.Duration, _ error) {
 	start := time.Now()
 	first, err := c.compare()
