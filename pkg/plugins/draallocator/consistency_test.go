@@ -26,45 +26,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/drift"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
-// logLines records what a logger writes, one line per call.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (r *logLines) logger() logr.Logger {
-	return funcr.New(func(prefix, args string) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.lines = append(r.lines, prefix+" "+args)
-	}, funcr.Options{Verbosity: 5})
-}
-
-// containing returns the lines that contain substr.
-func (r *logLines) containing(substr string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, l := range r.lines {
-		if strings.Contains(l, substr) {
-			out = append(out, l)
+// bufferedLogger returns a context whose logger also keeps what it logs,
+// and a function returning the lines logged so far that contain substr.
+func bufferedLogger(t *testing.T, ctx context.Context) (context.Context, func(substr string) []string) {
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	buffer := logger.GetSink().(ktesting.Underlier).GetBuffer()
+	return klog.NewContext(ctx, logger), func(substr string) []string {
+		var out []string
+		for _, line := range strings.Split(buffer.String(), "\n") {
+			if strings.Contains(line, substr) {
+				out = append(out, line)
+			}
 		}
+		return out
 	}
-	return out
 }
 
 // noPause compares again at once.
@@ -153,8 +141,7 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	pl.consistency.pause = noPause
-	var logs logLines
-	ctx := klog.NewContext(h.ctx, logs.logger())
+	ctx, logged := bufferedLogger(t, h.ctx)
 	if _, st := h.filter(pl, claimPod("first")); st != nil {
 		t.Fatalf("PreFilter: %v", st)
 	}
@@ -173,7 +160,7 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 		if n := lastCount(t); n != 1 {
 			t.Errorf("run %d: dra_scheduler_consistency_check_differences = %v, want 1", run, n)
 		}
-		if lines := logs.containing(want); len(lines) != 1 {
+		if lines := logged(want); len(lines) != 1 {
 			t.Errorf("run %d: logged %d times, want once: %v", run, len(lines), lines)
 		}
 	}
