@@ -92,7 +92,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		}
 		s.unavailable.Insert(unavailable...)
 		s.mu.Unlock()
-		return statusUnresolvable(logger, "resourceclaim not available on the node", "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, "resourceclaim not available on the node", pod, node)
 	}
 	for _, c := range s.claims {
 		if c.reused && skipsNodeOperations(c.allocation) && !allocator.DeclaresOptionalNodeOperations(node) {
@@ -128,8 +128,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	if !d.empty() {
 		var preempting *v1.Pod
 		if alloc, preempting = pl.dryRunAllocator(ctx, s, d, nodeInfo); preempting != nil {
-			return statusResolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)),
-				"pod", klog.KObj(pod), "node", klog.KObj(node))
+			return nodeResolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)
 		}
 	}
 	// One time budget covers the answer and, on a node that does not fit,
@@ -149,9 +148,9 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		// waiting for a cluster event.
 		return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
 	case errors.Is(err, structured.ErrFailedAllocationOnNode):
-		return statusUnresolvable(logger, err.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, err.Error(), pod, node)
 	case ctx.Err() != nil:
-		return statusUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), pod, node)
 	case err != nil:
 		// Something is wrong with a claim or class (a CEL runtime error,
 		// a missing class): abort scheduling the pod, naming the culprit.
@@ -159,7 +158,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	case !fits && d != nil && d.reprieving:
 		// Nobody reads why: DefaultPreemption only tells whether a
 		// reprieved victim still leaves room.
-		return statusUnresolvable(logger, reprieveReason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, reprieveReason, pod, node)
 	case !fits:
 		var deadline time.Time // none without a timeout
 		if timeout > 0 {
@@ -168,9 +167,9 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		reason := alloc.ExplainBefore(ctx, node, claims, deadline).String()
 		// A preemption dry run's answer is only read as fits or not.
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
-			return statusResolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+			return nodeResolvable(logger, reason, pod, node)
 		}
-		return statusUnresolvable(logger, reason, "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, reason, pod, node)
 	}
 	if d != nil && len(d.removed) > 0 {
 		// A preemption dry run: DefaultPreemption may nominate the pod

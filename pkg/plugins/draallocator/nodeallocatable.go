@@ -156,7 +156,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		case ctx.Err() != nil:
 			// The scheduler found enough nodes and stopped the others'
 			// Filter: not this pod's failure.
-			return statusUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), "pod", klog.KObj(pod), "node", klog.KObj(node))
+			return nodeUnresolvable(logger, fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)), pod, node)
 		case err != nil:
 			return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 		}
@@ -187,7 +187,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	var budget *nodeallocatable.BudgetError
 	switch {
 	case errors.As(err, &budget):
-		return statusUnresolvable(logger, budget.Error(), "pod", klog.KObj(pod), "node", klog.KObj(node))
+		return nodeUnresolvable(logger, budget.Error(), pod, node)
 	case err != nil:
 		return statusError(logger, err)
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package draallocator
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
@@ -45,6 +46,28 @@ func statusResolvable(logger klog.Logger, reason string, kv ...any) *fwk.Status 
 		helper, loggerV := loggerV.WithCallStackHelper()
 		helper()
 		loggerV.Info("pod unschedulable unless lower-priority pods leave the node", append(kv, "reason", reason)...)
+	}
+	return fwk.NewStatus(fwk.Unschedulable, reason)
+}
+
+// nodeUnresolvable is statusUnresolvable for the pod on a node, Filter's
+// answer on most nodes: the log's values are made only when it logs.
+func nodeUnresolvable(logger klog.Logger, reason string, pod *v1.Pod, node *v1.Node) *fwk.Status {
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		helper, loggerV := loggerV.WithCallStackHelper()
+		helper()
+		loggerV.Info("pod unschedulable", "pod", klog.KObj(pod), "node", klog.KObj(node), "reason", reason)
+	}
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason)
+}
+
+// nodeResolvable is statusResolvable for the pod on a node, with the
+// log's values made only when it logs.
+func nodeResolvable(logger klog.Logger, reason string, pod *v1.Pod, node *v1.Node) *fwk.Status {
+	if loggerV := logger.V(5); loggerV.Enabled() {
+		helper, loggerV := loggerV.WithCallStackHelper()
+		helper()
+		loggerV.Info("pod unschedulable unless lower-priority pods leave the node", "pod", klog.KObj(pod), "node", klog.KObj(node), "reason", reason)
 	}
 	return fwk.NewStatus(fwk.Unschedulable, reason)
 }
