@@ -89,6 +89,14 @@ func NewState(inv *inventory.Inventory, st structured.AllocatedState) *State {
 // isOutside reports a device outside the allocator's domain.
 func (s *State) isOutside(i int) bool { return s.outside != nil && s.outside.Has(i) }
 
+// outsideWord returns the w-th word of the devices outside the domain.
+func (s *State) outsideWord(w int) uint64 {
+	if s.outside == nil {
+		return 0
+	}
+	return s.outside.Word(w)
+}
+
 // isHeld reports a device outside the allocator's domain that is taken
 // only for being outside it.
 func (s *State) isHeld(i int) bool { return s.held != nil && s.held.Has(i) }

@@ -110,9 +110,7 @@ func (s *State) apply(inv *inventory.Inventory, w WhatIf, placedOn func(*resourc
 	next := s.copyForChange()
 	touched := map[inventory.PoolID]bool{}
 	if w.VacateNodes {
-		for slice := range inv.NodeSlices() {
-			next.vacateSlice(slice, touched)
-		}
+		next.vacateNodes(inv)
 	} else if w.Vacate != "" {
 		for _, slice := range inv.SlicesOn(w.Vacate) {
 			next.vacateSlice(slice, touched)
@@ -132,9 +130,31 @@ func (s *State) apply(inv *inventory.Inventory, w WhatIf, placedOn func(*resourc
 			touched[inventory.PoolID{Driver: p.d.Driver, Pool: p.d.Pool}] = true
 		}
 	}
-	// Counters of untouched pools stay valid.
-	next.keepCounters(s, touched)
+	// Counters of untouched pools stay valid; with every node vacated,
+	// each is computed again when asked for.
+	if !w.VacateNodes {
+		next.keepCounters(s, touched)
+	}
 	return next
+}
+
+// vacateNodes frees every node's own device in s, which is a copy being
+// changed, a word of bits at a time.
+func (s *State) vacateNodes(inv *inventory.Inventory) {
+	local := inv.NodeLocal()
+	mask := func(w int) uint64 { return local.Word(w) &^ s.outsideWord(w) }
+	s.dedicated.ClearWords(mask)
+	s.shared.ClearWords(mask)
+	for i := range s.aggregated {
+		if local.Has(i) && !s.isOutside(i) {
+			delete(s.aggregated, i)
+		}
+	}
+	for i := range s.shares {
+		if local.Has(i) && !s.isOutside(i) {
+			delete(s.shares, i)
+		}
+	}
 }
 
 // vacateSlice frees every device of the slice in s, which is a copy being

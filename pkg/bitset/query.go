@@ -145,3 +145,12 @@ func (s *Set) CountRange(lo, hi int) int {
 	}
 	return c
 }
+
+// Word returns the w-th word of s: bit b of it is index w*64+b. Words
+// beyond the set are zero.
+func (s *Set) Word(w int) uint64 {
+	if w < 0 || w >= len(s.words) {
+		return 0
+	}
+	return s.words[w]
+}

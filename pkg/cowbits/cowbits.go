@@ -99,6 +99,25 @@ func (s *Set) word(i int) *uint64 {
 	return &c.words[(i>>6)&(chunkWords-1)]
 }
 
+// Word returns the w-th word of s: bit b of it is index w*64+b. Words
+// beyond the set are zero.
+func (s *Set) Word(w int) uint64 {
+	if w < 0 || w >= len(s.chunks)*chunkWords {
+		return 0
+	}
+	return s.chunks[w/chunkWords].words[w%chunkWords]
+}
+
+// ClearWords removes from s, word by word, the members mask(w) gives for
+// word w (bit b: index w*64+b). Only chunks that change are copied.
+func (s *Set) ClearWords(mask func(w int) uint64) {
+	for w := range len(s.chunks) * chunkWords {
+		if m := mask(w) & s.chunks[w/chunkWords].words[w%chunkWords]; m != 0 {
+			*s.word(w << 6) &^= m
+		}
+	}
+}
+
 // Clone returns a set with the same members and length. Both share every
 // chunk until one of them writes it.
 func (s *Set) Clone() *Set {

@@ -130,3 +130,44 @@ func BenchmarkCloneAndChangeOneChunk(b *testing.B) {
 		c.Set(12345)
 	}
 }
+
+// TestClearWordsRemovesTheMaskedMembersOfOneSetOnly clears random masks
+// from a clone, word by word, and compares it with a plain model: exactly
+// the masked members go, Word reads what Has does, and the original set,
+// which shares the clone's chunks, keeps all of its members.
+func TestClearWordsRemovesTheMaskedMembersOfOneSetOnly(t *testing.T) {
+	for seed := range uint64(30) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		n := 1 + rng.IntN(3*4096)
+		orig := cowbits.New(n)
+		for range n / 2 {
+			orig.Set(rng.IntN(n))
+		}
+		before := slices.Collect(orig.All())
+		masks := map[int]uint64{}
+		for range 1 + rng.IntN(20) {
+			masks[rng.IntN((n+63)/64)] = rng.Uint64()
+		}
+		clone := orig.Clone()
+		clone.ClearWords(func(w int) uint64 { return masks[w] })
+		var want []int
+		for _, i := range before {
+			if masks[i/64]&(1<<(i%64)) == 0 {
+				want = append(want, i)
+			}
+		}
+		if got := slices.Collect(clone.All()); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: cleared set has %v, want %v", seed, got, want)
+		}
+		if got := slices.Collect(orig.All()); !slices.Equal(got, before) {
+			t.Fatalf("seed %d: the original changed to %v, want %v", seed, got, before)
+		}
+		for w := range (n + 63) / 64 {
+			for b := range 64 {
+				if i := w*64 + b; i < n && (clone.Word(w)&(1<<b) != 0) != clone.Has(i) {
+					t.Fatalf("seed %d: Word(%d) bit %d disagrees with Has(%d)", seed, w, b, i)
+				}
+			}
+		}
+	}
+}

@@ -21,11 +21,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	resourceapi "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/bitset"
 )
 
 // PoolID names a resource pool.
@@ -119,6 +122,11 @@ type Inventory struct {
 	// generation changes with every Set or Remove that changes anything.
 	generation uint64
 	cache      poolCache
+
+	// nodeLocal caches NodeLocal for generation nodeLocalGen.
+	nodeLocalMu  sync.Mutex
+	nodeLocal    *bitset.Set
+	nodeLocalGen uint64
 }
 
 // New returns an empty inventory.
@@ -173,6 +181,24 @@ func (inv *Inventory) NodeSlices() iter.Seq[*Slice] {
 			}
 		}
 	}
+}
+
+// NodeLocal returns the indexes of every node's own devices (those of the
+// slices NodeSlices returns) as a bit set over device indexes, computed
+// once per generation. It must not be modified.
+func (inv *Inventory) NodeLocal() *bitset.Set {
+	inv.nodeLocalMu.Lock()
+	defer inv.nodeLocalMu.Unlock()
+	if inv.nodeLocal == nil || inv.nodeLocalGen != inv.generation {
+		set := bitset.New(inv.NumIndexes())
+		for s := range inv.NodeSlices() {
+			for _, d := range s.Devices {
+				set.Set(d.Index)
+			}
+		}
+		inv.nodeLocal, inv.nodeLocalGen = set, inv.generation
+	}
+	return inv.nodeLocal
 }
 
 // NumIndexes is one more than the largest device index in use: the length

@@ -18,6 +18,7 @@ package inventory
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -373,5 +374,33 @@ func TestSlicesAreKeptByKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNodeLocalHoldsEveryNodesOwnDevicesAndFollowsChanges: NodeLocal is
+// the devices of slices that name a node, none of a slice for all nodes
+// or a node selector, and it follows slices added and removed.
+func TestNodeLocalHoldsEveryNodesOwnDevicesAndFollowsChanges(t *testing.T) {
+	inv := New()
+	inv.Set(onNode(slice("a", "d", "a", 1, 1, "a-0", "a-1"), "node-a"))
+	inv.Set(allNodes(slice("net", "d", "net", 1, 1, "net-0")))
+	inv.Set(withLabel(slice("rack", "d", "rack", 1, 1, "rack-0"), "rack", "1"))
+	indexes := func(keys ...DeviceKey) []int {
+		var out []int
+		for _, k := range keys {
+			for _, d := range inv.Lookup(k) {
+				out = append(out, d.Index)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := slices.Collect(inv.NodeLocal().All()), indexes(DeviceKey{"d", "a", "a-0"}, DeviceKey{"d", "a", "a-1"}); !slices.Equal(got, want) {
+		t.Errorf("node-local devices %v, want node-a's %v", got, want)
+	}
+	inv.Set(onNode(slice("b", "d", "b", 1, 1, "b-0"), "node-b"))
+	inv.Remove("a")
+	if got, want := slices.Collect(inv.NodeLocal().All()), indexes(DeviceKey{"d", "b", "b-0"}); !slices.Equal(got, want) || len(want) != 1 {
+		t.Errorf("after node-a's slice went and node-b's came: node-local devices %v, want node-b's %v", got, want)
 	}
 }
