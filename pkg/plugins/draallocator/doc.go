@@ -113,7 +113,13 @@ limitations under the License.
 //     from the pod's status or, before the status shows it, from the
 //     scheduler's nominator; a pod of the same priority nominated there
 //     later, nominationclock.go, does not come first), so no second round
-//     of evictions starts (docs/design/preemption.md). An assigned pod's deletion lets a preemptor that
+//     of evictions starts (docs/design/preemption.md). What the answers
+//     on node after node share within a cycle is computed once
+//     (preemptionmemo.go): the claims of the pods dry runs remove and keep,
+//     and "may preemption help", asked over one allocator with every
+//     node's own devices free instead of a copy per node; a reprieve's
+//     answer (a victim given back) is not explained, as nobody reads it.
+//     An assigned pod's deletion lets a preemptor that
 //     DefaultPreemption gated go on (preemptionmetrics.go counts victims
 //     and times nominations from the same pod events).
 //   - Every entry point runs under a guard (entrypoints.go, guard.go): a
@@ -198,6 +204,8 @@ limitations under the License.
 //	             write (state.go says which fields)
 //	dry run      dryRun (preemption.go), key Name/dry-run in a clone of the
 //	             pod's CycleState; AddPod and RemovePod write their own copy
+//	preemption   preemptionMemo (preemptionmemo.go), in stateData, shared by
+//	memo         every clone of the cycle state; its own sync.Map and Once
 //
 // # Invariants
 //
@@ -230,7 +238,8 @@ limitations under the License.
 //   - A preemption dry run never writes the pod's stateData or the
 //     tracker: what it removes and adds lives in its own dryRun copy, and
 //     only claims reserved for removed pods alone, on devices local to the
-//     node, count as freed.
+//     node, count as freed. Its memo (preemptionMemo) only caches what the
+//     cycle's snapshot gives: the same answers, computed once.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator
