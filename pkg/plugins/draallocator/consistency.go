@@ -194,6 +194,7 @@ func (c *consistencyCheck) run(ctx context.Context, trigger string) []drift.Diff
 	}
 	logger.V(verbosity).Info("DRAAllocator consistency check done", "trigger", trigger,
 		"differences", len(diffs), "new", fresh, "duration", took)
+	c.guard.checked(trigger, diffs)
 	return diffs
 }
 

@@ -180,6 +180,41 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 	}
 }
 
+func TestTheCheckedHookHearsEveryCompletedCheckWithItsDifferences(t *testing.T) {
+	type heard struct {
+		trigger string
+		diffs   []string
+	}
+	var mu sync.Mutex
+	var got []heard
+	hooks := &Hooks{Checked: func(trigger string, differences []drift.Difference) {
+		mu.Lock()
+		defer mu.Unlock()
+		h := heard{trigger: trigger}
+		for _, d := range differences {
+			h.diffs = append(h.diffs, d.String())
+		}
+		got = append(got, h)
+	}}
+	nodes, objs := oneDeviceCluster("first")
+	h := newHarness(t, hooks, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	pl.consistency.pause = noPause
+	if _, st := h.filter(pl, claimPod("first")); st != nil {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	pl.consistency.run(h.ctx, triggerSignal)
+	pl.allocated.SetClaim(ghostClaim())
+	pl.consistency.run(h.ctx, triggerInterval)
+	want := "pool gpu.example.com/node-1: device dev-0 held by test/ghost in the tracker, claim deleted in the API"
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0].trigger != triggerSignal || len(got[0].diffs) != 0 ||
+		got[1].trigger != triggerInterval || len(got[1].diffs) != 1 || got[1].diffs[0] != want {
+		t.Errorf("the hook heard %+v, want a signal's check with nothing, then an interval's with %q", got, want)
+	}
+}
+
 func TestADifferenceGoneWhenTheCheckComparesAgainIsNoDifference(t *testing.T) {
 	nodes, objs := oneDeviceCluster("first")
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)

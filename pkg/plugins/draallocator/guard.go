@@ -25,6 +25,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/drift"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
@@ -44,6 +45,11 @@ type Hooks struct {
 	// ("PreFilter", "Filter", ..., "ResourceClaimEvent"); pod is nil in
 	// event handlers.
 	Enter func(point string, pod *v1.Pod)
+	// Checked runs after every consistency check that completed, with
+	// what made it run ("signal", "interval") and the differences it
+	// found (those both of its comparisons found), so that a test of a
+	// whole scheduler can name them.
+	Checked func(trigger string, differences []drift.Difference)
 }
 
 // guard keeps a bug from taking the scheduler down: kube-scheduler does
@@ -64,6 +70,13 @@ type guard struct {
 func (g *guard) enter(point string, pod *v1.Pod) {
 	if g != nil && g.hooks != nil && g.hooks.Enter != nil {
 		g.hooks.Enter(point, pod)
+	}
+}
+
+// checked runs the test hook of a completed consistency check, if any.
+func (g *guard) checked(trigger string, differences []drift.Difference) {
+	if g != nil && g.hooks != nil && g.hooks.Checked != nil {
+		g.hooks.Checked(trigger, differences)
 	}
 }
 
