@@ -49,6 +49,8 @@ func Create(ctx context.Context, client kubernetes.Interface, obj any) error {
 		_, err = client.ResourceV1().ResourceClaimTemplates(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 	case *resourceapi.ResourceClaim:
 		_, err = client.ResourceV1().ResourceClaims(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	case *resourceapi.DeviceTaintRule:
+		_, err = client.ResourceV1().DeviceTaintRules().Create(ctx, o, metav1.CreateOptions{})
 	default:
 		return fmt.Errorf("create: unsupported object %T", obj)
 	}
