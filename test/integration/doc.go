@@ -25,4 +25,7 @@ limitations under the License.
 //
 // Set DRA_TEST_LOG=/some/file to keep the components' logs; by default they
 // are discarded and only test output is shown.
+//
+// The chaos scenarios (chaos_*_test.go) build only with the tag chaos:
+// make test-chaos runs them, make test does not (docs/development.md).
 package integration
