@@ -151,8 +151,9 @@ bench:
 ## control plane (pods from rotating claim templates created and deleted,
 ## ResourceSlices republished, a DeviceTaintRule added and removed); fails
 ## on a device held by two claims, a claim still allocated after every pod
-## is gone, or heap or goroutines growing after warm-up
-## (cmd/dra-bench/README.md). Report and samples in SOAK_OUT.
+## is gone, a difference the plugin's consistency check (every 10 s) finds
+## between its state and the API, or heap or goroutines growing after
+## warm-up (cmd/dra-bench/README.md). Report and samples in SOAK_OUT.
 SOAK_DURATION ?= 10m
 SOAK_OUT      ?= _output/soak
 SOAK_FLAGS    ?=

@@ -23,8 +23,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,7 +37,7 @@ import (
 func soakCommand() command {
 	return command{
 		name:    "soak",
-		summary: "dra-scheduler under churn for a while (pods, templates, slices, taint rules); checks no double allocation, no orphan claims, flat heap and goroutines",
+		summary: "dra-scheduler under churn for a while (pods, templates, slices, taint rules); checks no double allocation, no orphan claims, no cache differences, flat heap and goroutines",
 		run:     runSoak,
 	}
 }
@@ -55,6 +58,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&opts.SliceEvery, "slice-every", opts.SliceEvery, "how often a node's ResourceSlice is republished with the next pool generation")
 	fs.DurationVar(&opts.TaintEvery, "taint-every", opts.TaintEvery, "how often a DeviceTaintRule (NoSchedule on one node's GPUs) is added or removed")
 	fs.DurationVar(&opts.SampleEvery, "sample-every", opts.SampleEvery, "how often the scheduler's heap and goroutines are read from its /metrics")
+	fs.DurationVar(&opts.ConsistencyEvery, "consistency-every", opts.ConsistencyEvery, "how often the scheduler's consistency check compares the plugin's state with the API's objects (DRAAllocator's consistencyCheckInterval); any difference fails the soak")
 	fs.Float64Var(&opts.Growth, "growth", opts.Growth, "allowed growth of heap and goroutines from the first to the last third after warm-up (0.25 = 25%)")
 	fs.Uint64Var(&opts.Seed, "seed", opts.Seed, "seed of the churn")
 	fs.StringVar(&featureGates, "feature-gates", "", "feature gates of the scheduler over its defaults ("+defaultGatesHelp()+")")
@@ -115,6 +119,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("soak stopped early (logs in %s): %w", logDir, runErr)
 	case rep.DoubleAllocated > 0:
 		return exitError{code: exitDoubleAllocation, err: fmt.Errorf("%d device(s) allocated to two claims; logs in %s", rep.DoubleAllocated, logDir)}
+	case cacheDifferences(rep) > 0:
+		return exitError{code: exitCacheDifferences, err: fmt.Errorf("the consistency check found %d difference(s) between the plugin's state and the API; logs in %s", cacheDifferences(rep), logDir)}
 	case len(rep.Problems) > 0:
 		return fmt.Errorf("soak failed: %d problem(s) above; logs in %s", len(rep.Problems), logDir)
 	}
@@ -124,6 +130,41 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
+// exitCacheDifferences is soak's exit code when the scheduler's
+// consistency check found its state differing from the API's objects.
+const exitCacheDifferences = 4
+
+// countedDifferences is how many differences the soak's consistency
+// checks counted (dra_scheduler_cache_differences_total), every kind.
+func countedDifferences(rep *schedbench.SoakReport) int {
+	n := 0
+	for _, v := range rep.CacheDifferences {
+		n += v
+	}
+	return n
+}
+
+// cacheDifferences is how many differences the soak's consistency
+// checks found: those counted, or the last check's if more.
+func cacheDifferences(rep *schedbench.SoakReport) int {
+	return max(countedDifferences(rep), rep.FinalDifferences)
+}
+
+// kinds renders differences by kind as " (allocation 2, slice 1)", or ""
+// when there are none.
+func kinds(byKind map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
+		if byKind[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, byKind[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // writeSoakReport prints the soak's summary and its samples.
 func writeSoakReport(w io.Writer, rep *schedbench.SoakReport) {
 	fmt.Fprintf(w, "soak: %v on %d nodes (%d GPUs)\n", rep.Duration, rep.Nodes, rep.GPUs)
@@ -131,12 +172,18 @@ func writeSoakReport(w io.Writer, rep *schedbench.SoakReport) {
 		time.Duration(rep.Latency.P50Ns).Round(time.Millisecond), time.Duration(rep.Latency.P99Ns).Round(time.Millisecond))
 	fmt.Fprintf(w, "churn: %d claim templates, %d slice republications, %d DeviceTaintRule changes\n", rep.Templates, rep.SliceUpdates, rep.TaintRuleChanges)
 	fmt.Fprintf(w, "checks: %d double-allocation checks, %d devices held twice; %d orphan claims after cleanup\n", rep.Checks, rep.DoubleAllocated, rep.OrphanClaims)
+	fmt.Fprintf(w, "consistency: %d checks of the plugin's state against the API, %d differences found%s; %d in the last check, after cleanup\n",
+		rep.ConsistencyChecks, countedDifferences(rep), kinds(rep.CacheDifferences), rep.FinalDifferences)
+	for _, line := range rep.DifferencesLogged {
+		fmt.Fprintln(w, "  "+line)
+	}
 	fmt.Fprintf(w, "scheduler: %.1f s CPU (%.2f ms per bound pod); live heap %+.1f%%, goroutines %+.1f%% from the first to the last third after warm-up\n",
 		rep.SchedulerCPUSeconds, 1000*rep.SchedulerCPUSeconds/float64(max(rep.PodsBound, 1)), 100*rep.HeapGrowth, 100*rep.GoroutineGrowth)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "at\theap MiB\tlive heap MiB\tgoroutines\tCEL cache MiB\t")
+	fmt.Fprintln(tw, "at\theap MiB\tlive heap MiB\tgoroutines\tCEL cache MiB\tchecks\tdifferences\t")
 	for _, s := range rep.Samples {
-		fmt.Fprintf(tw, "%v\t%.1f\t%.1f\t%.0f\t%.2f\t\n", s.At.Round(time.Second), s.HeapBytes/(1<<20), s.LiveHeapBytes/(1<<20), s.Goroutines, s.CELCacheBytes/(1<<20))
+		fmt.Fprintf(tw, "%v\t%.1f\t%.1f\t%.0f\t%.2f\t%.0f\t%.0f\t\n", s.At.Round(time.Second), s.HeapBytes/(1<<20), s.LiveHeapBytes/(1<<20), s.Goroutines, s.CELCacheBytes/(1<<20),
+			s.ConsistencyChecks, s.Differences)
 	}
 	_ = tw.Flush()
 	if len(rep.Problems) == 0 {

@@ -63,6 +63,10 @@ type SoakOptions struct {
 	// SampleEvery is how often the scheduler's heap and goroutines are read
 	// from its /metrics.
 	SampleEvery time.Duration
+	// ConsistencyEvery is how often the scheduler's consistency check
+	// compares the plugin's state with the API's objects (its
+	// consistencyCheckInterval); every difference it finds fails the soak.
+	ConsistencyEvery time.Duration
 	// Growth is how much the heap and the goroutines may grow from the
 	// first third of the samples after warm-up to the last third (0.25 is
 	// 25%).
@@ -90,8 +94,10 @@ func DefaultSoakOptions() SoakOptions {
 		SliceEvery:    5 * time.Second,
 		TaintEvery:    45 * time.Second,
 		SampleEvery:   10 * time.Second,
-		Growth:        0.25,
-		Seed:          1,
+		// The check's cost at 5000 nodes is ~80 ms (docs/benchmarks.md).
+		ConsistencyEvery: 10 * time.Second,
+		Growth:           0.25,
+		Seed:             1,
 	}
 }
 
@@ -114,6 +120,17 @@ type SoakReport struct {
 	// resourceclaim controller and the garbage collector had 2 minutes to
 	// clean up (must be 0).
 	OrphanClaims int
+	// ConsistencyChecks counts the scheduler's consistency checks (every
+	// ConsistencyEvery, and one on SIGUSR2 after the cleanup);
+	// CacheDifferences are the differences between the plugin's state and
+	// the API's objects they found, by kind
+	// (dra_scheduler_cache_differences_total; must be none);
+	// FinalDifferences what the last one found (must be 0); and
+	// DifferencesLogged the first lines of the scheduler's log naming them.
+	ConsistencyChecks int
+	CacheDifferences  map[string]int `json:",omitempty"`
+	FinalDifferences  int
+	DifferencesLogged []string `json:",omitempty"`
 	// Samples are the scheduler's heap and goroutines over time.
 	Samples []SoakSample
 	// HeapGrowth and GoroutineGrowth compare the last third of the samples
@@ -138,6 +155,10 @@ type SoakSample struct {
 	Goroutines               float64
 	// CELCacheBytes is dra_scheduler_cel_cache_bytes.
 	CELCacheBytes float64
+	// ConsistencyChecks and Differences are the consistency checks run
+	// and the differences they found so far (the sum of
+	// dra_scheduler_cache_differences_total).
+	ConsistencyChecks, Differences float64
 }
 
 // Soak runs the churn and checks what must hold at the end.
@@ -153,7 +174,7 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 		v   *time.Duration
 		def time.Duration
 	}{{&opts.PodLifetime, d.PodLifetime}, {&opts.TemplateEvery, d.TemplateEvery}, {&opts.SliceEvery, d.SliceEvery},
-		{&opts.TaintEvery, d.TaintEvery}, {&opts.SampleEvery, d.SampleEvery}} {
+		{&opts.TaintEvery, d.TaintEvery}, {&opts.SampleEvery, d.SampleEvery}, {&opts.ConsistencyEvery, d.ConsistencyEvery}} {
 		if *f.v <= 0 {
 			*f.v = f.def
 		}
@@ -203,6 +224,9 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg, err = withConsistencyCheck(cfg, opts.ConsistencyEvery); err != nil {
+		return nil, err
+	}
 	base := time.Now().Format("150405") + "-soak"
 	cfgPath := filepath.Join(opts.LogDir, base+"-scheduler.yaml")
 	if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
@@ -219,8 +243,8 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 		return nil, err
 	}
 	defer sched.stop()
-	progress(opts.Progress, "soak: scheduler ready (pid %d, log %s); churn for %v on %d nodes, %d GPUs",
-		sched.cmd.Process.Pid, rep.SchedulerLog, opts.Duration, opts.Nodes, rep.GPUs)
+	progress(opts.Progress, "soak: scheduler ready (pid %d, log %s); churn for %v on %d nodes, %d GPUs; consistency check every %v",
+		sched.cmd.Process.Pid, rep.SchedulerLog, opts.Duration, opts.Nodes, rep.GPUs, opts.ConsistencyEvery)
 	before, err := sched.usage()
 	if err != nil {
 		return nil, err
@@ -273,6 +297,17 @@ func Soak(ctx context.Context, opts SoakOptions) (*SoakReport, error) {
 	defer ccancel()
 	if err := ch.finalChecks(cctx); err != nil {
 		runErr = errors.Join(runErr, err)
+	}
+	if !sched.exited() {
+		if err := finalConsistencyCheck(cctx, sched, rep); err != nil {
+			rep.Problems = append(rep.Problems, err.Error())
+		}
+		rep.Problems = append(rep.Problems, consistencyProblems(rep)...)
+		if total(rep.CacheDifferences) > 0 || rep.FinalDifferences > 0 {
+			if rep.DifferencesLogged, err = loggedDifferences(rep.SchedulerLog, maxDifferencesLogged); err != nil {
+				rep.Problems = append(rep.Problems, "read the scheduler's log: "+err.Error())
+			}
+		}
 	}
 	rep.HeapGrowth, rep.GoroutineGrowth = growth(rep.Samples, opts.WarmUp, func(s SoakSample) float64 { return s.LiveHeapBytes }),
 		growth(rep.Samples, opts.WarmUp, func(s SoakSample) float64 { return s.Goroutines })

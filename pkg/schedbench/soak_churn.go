@@ -223,19 +223,22 @@ func (ch *churn) checkPeriodically(ctx context.Context) {
 	})
 }
 
-// sample reads the scheduler's heap and goroutines every SampleEvery.
+// sample reads the scheduler's heap, goroutines and consistency checks
+// every SampleEvery.
 func (ch *churn) sample(ctx context.Context, sched *child, start time.Time) {
 	client := loopbackClient()
 	defer client.CloseIdleConnections()
 	_ = every(ctx, ch.opts.SampleEvery, func() error {
-		values, err := scrape(ctx, client, sched.port, "go_memstats_heap_alloc_bytes", "go_memstats_next_gc_bytes", "go_goroutines", "dra_scheduler_cel_cache_bytes")
+		values, err := scrape(ctx, client, sched.port, "go_memstats_heap_alloc_bytes", "go_memstats_next_gc_bytes", "go_goroutines", "dra_scheduler_cel_cache_bytes",
+			metricChecks, metricDifferencesTotal)
 		if err != nil {
 			return nil // a missed sample is not a failure of the scheduler
 		}
 		ch.mu.Lock()
 		ch.rep.Samples = append(ch.rep.Samples, SoakSample{At: time.Since(start), HeapBytes: values["go_memstats_heap_alloc_bytes"],
 			LiveHeapBytes: values["go_memstats_next_gc_bytes"] / 2,
-			Goroutines:    values["go_goroutines"], CELCacheBytes: values["dra_scheduler_cel_cache_bytes"]})
+			Goroutines:    values["go_goroutines"], CELCacheBytes: values["dra_scheduler_cel_cache_bytes"],
+			ConsistencyChecks: values[metricChecks], Differences: float64(total(differencesByKind(values)))})
 		ch.mu.Unlock()
 		return nil
 	})
