@@ -143,13 +143,13 @@ func TestChaosSchedulerKilledMidBurst(t *testing.T) {
 }
 
 // TestChaosLeaderHandover: two replicas with leader election; templated
-// pods arrive at 10 a second; while they schedule, the leader is stopped as in a
-// rolling update (SIGTERM: it releases its Lease) and the follower takes
-// over, a new follower starts, and the new leader is killed (SIGKILL: the
-// follower waits for the Lease to expire). Before the burst the follower's
-// consistency check finds nothing either: its state comes from its
-// informers alone. At the end every pod is bound, no device is held twice
-// and the last leader's check finds nothing.
+// pods arrive at 10 a second; while they schedule, the leader is stopped
+// as in a rolling update (SIGTERM: it releases its Lease) while a new
+// replica starts, one of the two takes over, and the new leader is killed
+// (SIGKILL: the last replica waits for the Lease to expire). Before the
+// pods arrive the follower's consistency check finds nothing either: its
+// state comes from its informers alone. At the end every pod is bound, no
+// device is held twice and the last leader's check finds nothing.
 func TestChaosLeaderHandover(t *testing.T) {
 	const (
 		driver = "handover.example.com"
@@ -209,10 +209,9 @@ func TestChaosLeaderHandover(t *testing.T) {
 	stopped := time.Now()
 	replicas = []*chaosReplica{f, startChaosReplica(t, "c", config)}
 	l2, f2 := leader()
-	logChaos(t, "stopped leader %s with %d pods bound; %s took over, new follower %s ready, %v after the stop", l.name, bound, l2.name, f2.name, time.Since(stopped).Round(time.Millisecond))
-	if l2 != f {
-		t.Errorf("replica %s leads, want the old follower %s", l2.name, f.name)
-	}
+	// The old follower or the new replica: whichever asks first once the
+	// Lease is released.
+	logChaos(t, "stopped leader %s with %d pods bound; %s took over, follower %s ready, %v after the stop", l.name, bound, l2.name, f2.name, time.Since(stopped).Round(time.Millisecond))
 
 	bound = e.waitBound(names, pods/2)
 	half := e.inFlight()

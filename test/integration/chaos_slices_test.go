@@ -35,11 +35,12 @@ import (
 
 // TestChaosPoolsReplacedWhilePodsSchedule: while templated pods arrive
 // at 10 a second, every node's pool gets a new generation every 2 s as a
-// restarted driver publishes it, alternately a slice of another name
-// (devices renamed, some fewer; the old slice deleted a moment later, so
-// that both generations exist meanwhile) and the same slice updated in
+// restarted driver publishes it, alternately slices of other names
+// (devices renamed, some fewer; the old slices deleted a moment later, so
+// that both generations exist meanwhile) and the same slices updated in
 // place (devices renamed, some removed, two of generation 1's names back,
-// which claims may still hold). A DeviceTaintRule takes one node's
+// which claims may still hold). Half of the pools are two slices, published
+// one after the other, so that a pool is incomplete for a moment. A DeviceTaintRule takes one node's
 // devices out of scheduling and then moves to another node. Pods bound to
 // devices of an old generation keep them. Once the pools settle, every
 // pod is bound unless no usable device is left (newest generation, not
@@ -56,7 +57,20 @@ func TestChaosPoolsReplacedWhilePodsSchedule(t *testing.T) {
 	)
 	e := newChaosEnv(t, controlplane.Options{})
 	config := writeChaosConfig(t, e.cp, "generations.yaml", chaosConfig)
-	e.gpuNodes(driver, nodes, 8)
+	// Nodes 0-3 publish their pool in one slice, nodes 4-7 in two: their
+	// pool is incomplete while a generation is half published.
+	parts := func(node int) int { return 1 + node/4 }
+	current := map[int][]string{} // node -> its slices' names
+	for i := range nodes {
+		node := fmt.Sprintf("node-%d", i)
+		e.create(objects.MakeNode(node).Obj())
+		for j := range parts(i) {
+			current[i] = append(current[i], fmt.Sprintf("%s-%d", node, j))
+		}
+		for _, s := range poolSlices(driver, node, 1, current[i], deviceNames("dev-", 8)) {
+			e.create(s)
+		}
+	}
 	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("one", e.ns, "dev", driver, 1))
 	checks := &checkLog{}
 	if _, err := e.cp.StartSchedulerWith(e.ctx, config, controlplane.SchedulerOptions{Plugins: draallocator.Options{Hooks: checks.hooks()}}); err != nil {
@@ -75,44 +89,48 @@ func TestChaosPoolsReplacedWhilePodsSchedule(t *testing.T) {
 	}()
 	sliceAPI := e.client.ResourceV1().ResourceSlices()
 	rules := e.client.ResourceV1().DeviceTaintRules()
-	current := map[int]string{} // node -> its slice's name
-	for i := range nodes {
-		current[i] = fmt.Sprintf("node-%d", i)
-	}
 	published := 0
 	for g := int64(2); g <= generations; g++ {
 		time.Sleep(every)
 		for i := range nodes {
 			node := fmt.Sprintf("node-%d", i)
 			if g%2 == 0 {
-				// A new slice, then the old one gone.
-				next := objects.MakeSlice(fmt.Sprintf("%s-g%d", node, g), driver, node)
-				for d := range 5 + int(g)%3 {
-					next.Device(fmt.Sprintf("g%d-%d", g, d), nil)
+				// New slices, one after the other, then the old ones gone.
+				var names []string
+				for j := range parts(i) {
+					names = append(names, fmt.Sprintf("%s-g%d-%d", node, g, j))
 				}
-				next.Spec.Pool.Generation = g
-				e.create(next.Obj())
+				for j, s := range poolSlices(driver, node, g, names, deviceNames(fmt.Sprintf("g%d-", g), 5+int(g)%3)) {
+					if j > 0 {
+						time.Sleep(100 * time.Millisecond)
+					}
+					e.create(s)
+				}
 				old := current[i]
-				current[i] = next.Name
+				current[i] = names
 				go func() {
 					time.Sleep(300 * time.Millisecond)
-					if err := sliceAPI.Delete(e.ctx, old, metav1.DeleteOptions{}); err != nil {
-						t.Errorf("delete slice %s: %v", old, err)
+					for _, name := range old {
+						if err := sliceAPI.Delete(e.ctx, name, metav1.DeleteOptions{}); err != nil {
+							t.Errorf("delete slice %s: %v", name, err)
+						}
 					}
 				}()
 			} else {
-				// The same slice, updated in place.
-				s, err := sliceAPI.Get(e.ctx, current[i], metav1.GetOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.Spec.Pool.Generation = g
-				s.Spec.Devices = nil
-				for _, name := range []string{fmt.Sprintf("g%d-0", g), fmt.Sprintf("g%d-1", g), fmt.Sprintf("g%d-2", g), "dev-0", "dev-1"} {
-					s.Spec.Devices = append(s.Spec.Devices, resourceapi.Device{Name: name})
-				}
-				if _, err := sliceAPI.Update(e.ctx, s, metav1.UpdateOptions{}); err != nil {
-					t.Fatalf("publish generation %d of %s: %v", g, node, err)
+				// The same slices updated in place, one after the other.
+				devices := append(deviceNames(fmt.Sprintf("g%d-", g), 3), "dev-0", "dev-1")
+				for j, want := range poolSlices(driver, node, g, current[i], devices) {
+					if j > 0 {
+						time.Sleep(100 * time.Millisecond)
+					}
+					s, err := sliceAPI.Get(e.ctx, want.Name, metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.Spec = want.Spec
+					if _, err := sliceAPI.Update(e.ctx, s, metav1.UpdateOptions{}); err != nil {
+						t.Fatalf("publish generation %d of %s: %v", g, node, err)
+					}
 				}
 			}
 			published++
@@ -170,6 +188,31 @@ func TestChaosPoolsReplacedWhilePodsSchedule(t *testing.T) {
 		t.Errorf("only %d pods bound", len(bound))
 	}
 	chaosVerdict{e: e, pods: bound, claim: "dev", check: func() ([]string, float64) { return checks.runCheck(t, e.ctx) }}.assert()
+}
+
+// deviceNames returns prefix0 ... prefix(n-1).
+func deviceNames(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+// poolSlices returns node's pool of generation gen as the slices names,
+// the devices dealt out among them in turn.
+func poolSlices(driver, node string, gen int64, names, devices []string) []*resourceapi.ResourceSlice {
+	var out []*resourceapi.ResourceSlice
+	for j, name := range names {
+		s := objects.MakeSlice(name, driver, node)
+		s.Spec.Pool.Generation = gen
+		s.Spec.Pool.ResourceSliceCount = int64(len(names))
+		for d := j; d < len(devices); d += len(names) {
+			s.Device(devices[d], nil)
+		}
+		out = append(out, s.Obj())
+	}
+	return out
 }
 
 // usableFreeDevices lists the devices a new pod could get: those of each
