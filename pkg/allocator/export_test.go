@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -188,4 +189,12 @@ func (t *Tracker) MiscountHolderForTest(id structured.DeviceID, uid types.UID, d
 		t.holders[id] = map[types.UID]int{}
 	}
 	t.holders[id][uid] += delta
+}
+
+// SetClockForTest replaces the tracker's clock (how long a deleted claim
+// stays deleted).
+func (t *Tracker) SetClockForTest(now func() time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.now = now
 }

@@ -18,8 +18,10 @@ package allocator
 
 import (
 	"maps"
+	"math"
 	"strconv"
 	"sync"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,12 +61,29 @@ type Tracker struct {
 	// claims; names remembers claims' namespace/name for reports.
 	holders map[structured.DeviceID]map[types.UID]int
 	names   map[types.UID]string
+	// gone keeps claims the API deleted (ClaimDeleted) deleted for
+	// goneFor: the resourceVersion of the deleted object, below which
+	// SetClaim ignores a copy; goneOrder lists them oldest first, to
+	// forget them. now is the clock (tests replace it).
+	gone      map[types.UID]int64
+	goneOrder []goneClaim
+	now       func() time.Time
 	// onConflict, if set, hears of a dedicated device that two claims hold.
 	onConflict func(Conflict)
 
 	last    *State
 	lastInv *inventory.Inventory
 	lastGen uint64
+}
+
+// goneFor is how long a deleted claim stays deleted: longer than any
+// write of it can be on its way back to the caller.
+const goneFor = 5 * time.Minute
+
+// goneClaim is a claim deleted at a time.
+type goneClaim struct {
+	uid types.UID
+	at  time.Time
 }
 
 // trackedClaim is what one claim contributes.
@@ -96,6 +115,8 @@ func NewTracker(features structured.Features) *Tracker {
 		dirty:              sets.New[structured.DeviceID](),
 		holders:            map[structured.DeviceID]map[types.UID]int{},
 		names:              map[types.UID]string{},
+		gone:               map[types.UID]int64{},
+		now:                time.Now,
 	}
 }
 
@@ -163,6 +184,9 @@ func (t *Tracker) SetClaim(claim *resourceapi.ResourceClaim) {
 	uses := t.uses(claim.Status.Allocation)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if deleted, ok := t.gone[claim.UID]; ok && rv <= deleted {
+		return // a copy from before the claim's deletion
+	}
 	tc := t.claims[claim.UID]
 	if tc == nil {
 		tc = &trackedClaim{}
@@ -184,6 +208,38 @@ func (t *Tracker) SetClaim(claim *resourceapi.ResourceClaim) {
 func (t *Tracker) DeleteClaim(uid types.UID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.deleteLocked(uid)
+}
+
+// ClaimDeleted forgets a claim the API deleted, as DeleteClaim, and keeps
+// it deleted for a while: SetClaim then ignores a copy of it whose
+// resourceVersion is not newer than rv, the deleted object's (any copy
+// when rv is "", unknown). A caller that records its own writes of a
+// claim may record one after the informer reported the claim deleted (the
+// write was answered before the deletion, recorded after it); without
+// this the claim would come back and hold its devices for good. The API
+// never reuses a UID, so no later copy is newer; a fake API that does
+// gives the new object a newer resourceVersion.
+func (t *Tracker) ClaimDeleted(uid types.UID, rv string) {
+	deleted := int64(math.MaxInt64)
+	if v, err := strconv.ParseInt(rv, 10, 64); err == nil && rv != "" {
+		deleted = v
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.deleteLocked(uid)
+	now := t.now()
+	for len(t.goneOrder) > 0 && now.Sub(t.goneOrder[0].at) > goneFor {
+		delete(t.gone, t.goneOrder[0].uid)
+		t.goneOrder = t.goneOrder[1:]
+	}
+	if _, ok := t.gone[uid]; !ok {
+		t.goneOrder = append(t.goneOrder, goneClaim{uid: uid, at: now})
+	}
+	t.gone[uid] = max(t.gone[uid], deleted)
+}
+
+func (t *Tracker) deleteLocked(uid types.UID) {
 	if tc := t.claims[uid]; tc != nil {
 		t.apply(uid, tc.recorded, -1)
 		t.apply(uid, tc.pending, -1)

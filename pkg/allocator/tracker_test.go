@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -209,5 +210,57 @@ func TestTrackerReportsADeviceHeldByTwoClaims(t *testing.T) {
 				t.Errorf("conflicts %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestADeletedClaimStaysDeleted: a copy of a claim the API deleted — the
+// caller's own write, answered before the deletion and recorded after
+// the informer reported it — does not bring the claim and its devices
+// back, for as long as such a write can be on its way (5 minutes); a
+// newer copy (a fake API's object of the same UID) does.
+func TestADeletedClaimStaysDeleted(t *testing.T) {
+	alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
+		{Request: "r", Driver: "d", Pool: "p", Device: "dev-0"}}}}
+	claim := func(uid, rv string) *resourceapi.ResourceClaim {
+		return &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), Name: uid, Namespace: "ns", ResourceVersion: rv},
+			Status: resourceapi.ResourceClaimStatus{Allocation: alloc}}
+	}
+	held := func(tr *allocator.Tracker) int { return tr.AllocatedState().AllocatedDevices.Len() }
+	now := time.Now()
+	tr := allocator.NewTracker(structured.Features{})
+	tr.SetClockForTest(func() time.Time { return now })
+
+	tr.SetClaim(claim("a", "5"))
+	tr.ClaimDeleted("a", "9")
+	tr.SetClaim(claim("a", "7")) // the write, recorded late
+	if n := held(tr); n != 0 {
+		t.Fatalf("a write older than the deletion brought the claim back: %d devices held", n)
+	}
+	tr.SetClaim(claim("a", "10"))
+	if n := held(tr); n != 1 {
+		t.Errorf("a copy newer than the deletion was ignored: %d devices held, want 1", n)
+	}
+
+	tr.ClaimDeleted("b", "") // after a relist: version unknown
+	tr.SetClaim(claim("b", "1000"))
+	if n := held(tr); n != 1 {
+		t.Errorf("a claim deleted with its version unknown came back: %d devices held, want a's 1", n)
+	}
+
+	tr.DeleteClaim("a")
+	tr.SetClaim(claim("c", "1"))
+	tr.DeleteClaim("c") // forgets, remembers nothing
+	tr.SetClaim(claim("c", "1"))
+	if n := held(tr); n != 1 {
+		t.Errorf("DeleteClaim kept the claim deleted: %d devices held, want c's 1", n)
+	}
+	tr.DeleteClaim("c")
+
+	// Forgotten after 5 minutes, when the next deletion comes.
+	now = now.Add(5*time.Minute + time.Second)
+	tr.ClaimDeleted("d", "1")
+	tr.SetClaim(claim("b", "1000"))
+	if n := held(tr); n != 1 {
+		t.Errorf("a deletion 5 minutes old still ignores copies: %d devices held, want b's 1", n)
 	}
 }

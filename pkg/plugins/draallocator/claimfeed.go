@@ -37,7 +37,9 @@ import (
 // that existed when it started. The plugin itself records what it writes
 // (PreBind, PostFilter) and what it has in flight (Reserve, Unreserve) as
 // it happens; the tracker ignores informer copies older than what was
-// recorded, as the scheduler's assume cache does.
+// recorded, as the scheduler's assume cache does, and a write recorded
+// after the informer reported the claim deleted (the assume cache, keyed
+// by the informer's objects, ignores it too).
 //
 // freed is called after a change that releases devices (a claim
 // deallocated or deleted).
@@ -64,12 +66,20 @@ func watchClaims(factory informers.SharedInformerFactory, t *allocator.Tracker, 
 		},
 		DeleteFunc: func(obj any) {
 			defer g.recoverHandler(pointClaimEvent)
+			// The deleted object's version; unknown after a relist.
+			known := true
 			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = tomb.Obj
+				obj, known = tomb.Obj, false
 			}
 			if claim, ok := obj.(*resourceapi.ResourceClaim); ok {
 				g.enter(pointClaimEvent, nil)
-				t.DeleteClaim(claim.UID)
+				rv := ""
+				if known {
+					rv = claim.ResourceVersion
+				}
+				// Kept deleted: PreBind may record its write of the
+				// claim after this.
+				t.ClaimDeleted(claim.UID, rv)
 				if claim.Status.Allocation != nil {
 					freed()
 				}

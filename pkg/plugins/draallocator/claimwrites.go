@@ -206,6 +206,6 @@ func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.Reso
 	if err := claims.Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete claim %s: %w", klog.KObj(claim), err)
 	}
-	pl.allocated.DeleteClaim(claim.UID)
+	pl.allocated.ClaimDeleted(claim.UID, "")
 	return nil
 }

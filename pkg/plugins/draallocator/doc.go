@@ -32,7 +32,8 @@ limitations under the License.
 //   - Which devices are taken comes from an allocator.Tracker: fed by the
 //     claim informer, by Reserve/Unreserve (in flight) and by the plugin's
 //     own status writes (recorded at once; older informer copies are
-//     ignored, as in the assume cache). It hands PreFilter a State updated
+//     ignored, as in the assume cache, and so is a write recorded after
+//     the informer reported the claim deleted). It hands PreFilter a State updated
 //     by the devices that changed since the previous pod, instead of
 //     translating every allocated device per pod. A device handed out by
 //     one scheduling cycle is unavailable to the next until the claim's
