@@ -54,7 +54,7 @@ type Allocator struct {
 	calls *sync.Pool
 	// placed memoizes what-ifs' allocations on the inventory (whatif.go);
 	// shared like calls.
-	placed *placements
+	placed *Placements
 
 	steps atomic.Int64
 }
@@ -74,7 +74,7 @@ func New(features structured.Features, state *State, classLister structured.Devi
 		state:    state,
 		policy:   policy,
 		calls:    &sync.Pool{},
-		placed:   &placements{},
+		placed:   NewPlacements(inv),
 	}
 }
 

@@ -124,7 +124,9 @@ limitations under the License.
 // matcher, with a State of allocated devices (NewState translates
 // upstream's AllocatedState; a Tracker keeps one up to date). WithState
 // and WhatIf derive allocators over other States and share what the first
-// prepared. Methods ending in Within take a timeout (upstream's filter
+// prepared; WithPlacements lets allocators of one inventory generation
+// share where what-ifs' allocations land (Placements), across a
+// scheduler's cycles. Methods ending in Within take a timeout (upstream's filter
 // timeout), ExplainBefore a deadline. The differential tests build ours
 // with upstream's NewAllocator signature (export_test.go), over a private
 // inventory of the given slices.

@@ -198,3 +198,6 @@ func (t *Tracker) SetClockForTest(now func() time.Time) {
 	defer t.mu.Unlock()
 	t.now = now
 }
+
+// StateOf returns the allocated devices a answers for.
+func StateOf(a *Allocator) *State { return a.state }

@@ -18,6 +18,7 @@ package allocator
 
 import (
 	"sync"
+	"sync/atomic"
 
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -74,12 +75,51 @@ type placedUse struct {
 	u deviceUse
 }
 
-// placements memoizes each allocation's placed uses, by the allocation's
+// Placements memoizes each allocation's placed uses, by the allocation's
 // address: a preemption dry run releases and takes the same allocations on
-// node after node and step after step. Allocations are the informers' and
-// the plugin's objects, never changed once made, and an allocator and the
-// ones derived from it (one scheduling cycle) share one inventory.
-type placements struct{ m sync.Map }
+// node after node and step after step, and the next preemptor's dry runs
+// release them again. Allocations are the informers' and the plugin's
+// objects, never changed once made. Placed uses name the inventory's
+// devices by index, so a Placements holds for one generation of one
+// inventory (For); a caller that keeps one across allocators
+// (WithPlacements) replaces it when the inventory changes, and bounds its
+// size (Len), since it holds every allocation it saw.
+type Placements struct {
+	inv        *inventory.Inventory
+	generation uint64
+	m          sync.Map
+	size       atomic.Int64
+}
+
+// NewPlacements returns an empty memo for inv as it is now.
+func NewPlacements(inv *inventory.Inventory) *Placements {
+	p := &Placements{inv: inv}
+	if inv != nil {
+		p.generation = inv.Generation()
+	}
+	return p
+}
+
+// For reports whether p holds for inv as it is now.
+func (p *Placements) For(inv *inventory.Inventory) bool {
+	return inv != nil && p.inv == inv && p.generation == inv.Generation()
+}
+
+// Len returns how many allocations p holds.
+func (p *Placements) Len() int { return int(p.size.Load()) }
+
+// WithPlacements returns an allocator like a that memoizes placements in p
+// instead of its own memo, when p holds for a's inventory; otherwise a.
+// Allocators derived from the result share p.
+func (a *Allocator) WithPlacements(p *Placements) *Allocator {
+	if p == nil || !p.For(a.inv) {
+		return a
+	}
+	b := a.WithState(a.state)
+	b.domain = a.domain
+	b.placed = p
+	return b
+}
 
 // placedOn returns alloc's device uses with the inventory's devices they
 // land on; devices the inventory does not know are left out.
@@ -93,7 +133,9 @@ func (a *Allocator) placedOn(alloc *resourceapi.AllocationResult) []placedUse {
 			out = append(out, placedUse{d: d, u: u})
 		}
 	}
-	a.placed.m.Store(alloc, out)
+	if _, loaded := a.placed.m.LoadOrStore(alloc, out); !loaded {
+		a.placed.size.Add(1)
+	}
 	return out
 }
 

@@ -290,3 +290,81 @@ func TestVacatingEveryNodeFreesEveryNodesOwnDevicesAndNothingElse(t *testing.T) 
 		t.Errorf("the original State changed: %s", diff)
 	}
 }
+
+// TestPlacementsKeptAcrossAllocatorsHoldForOneInventoryGeneration: a
+// placements memo shared by allocator after allocator answers each one's
+// what-ifs as its own memo would, remembers each allocation once, and is
+// not used once the inventory changed (a republished slice whose devices
+// land on other indexes).
+func TestPlacementsKeptAcrossAllocatorsHoldForOneInventoryGeneration(t *testing.T) {
+	ctx := context.Background()
+	cluster := inventorygen.NvidiaH100(1)
+	node := cluster.Nodes[0]
+	inv := inventory.New()
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+	}
+	matcher := allocator.NewMatcher(cel.NewCache(10, cel.Features{}))
+	held := map[types.UID]*resourceapi.AllocationResult{}
+	for _, d := range cluster.Devices() {
+		r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+		held[types.UID(d.Device)] = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}}
+	}
+	var victim *resourceapi.AllocationResult
+	for _, a := range held {
+		victim = a
+		break
+	}
+	newAllocator := func() *allocator.Allocator {
+		return allocator.New(structured.Features{}, allocator.NewState(inv, naiveState(held, nil)), cluster.ClassLister(), inv, matcher, allocator.FirstFit)
+	}
+	one := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("one", cluster.Classes[0].Name, 1)}
+	fitsOnceReleased := func(a *allocator.Allocator) bool {
+		t.Helper()
+		fits, err := a.WhatIf(allocator.WhatIf{Node: node.Name, Release: []*resourceapi.AllocationResult{victim}}).Fits(ctx, node, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fits
+	}
+
+	kept := allocator.NewPlacements(inv)
+	for cycle := range 3 {
+		a := newAllocator().WithPlacements(kept)
+		if fits, err := a.Fits(ctx, node, one); err != nil || fits {
+			t.Fatalf("cycle %d: a GPU fits on a full node (%v, %v)", cycle, fits, err)
+		}
+		if !fitsOnceReleased(a) {
+			t.Errorf("cycle %d: no GPU fits once one is released", cycle)
+		}
+		if kept.Len() != 1 {
+			t.Errorf("cycle %d: the kept memo holds %d allocations, want the released one", cycle, kept.Len())
+		}
+	}
+
+	// The pool republished with the released GPU renamed: the new device
+	// may take its index, and no claim holds it.
+	republished := cluster.Slices[0].DeepCopy()
+	for i := range republished.Spec.Devices {
+		if republished.Spec.Devices[i].Name == victim.Devices.Results[0].Device {
+			republished.Spec.Devices[i].Name = "renamed"
+		}
+	}
+	republished.Spec.Pool.Generation++
+	inv.Set(republished)
+	if kept.For(inv) {
+		t.Fatal("the kept memo holds for the inventory after its slice changed")
+	}
+	a := newAllocator()
+	if a.WithPlacements(kept) != a {
+		t.Error("an allocator took a memo made for another inventory generation")
+	}
+	// The renamed GPU is free whatever is released; the others stay held.
+	released := a.WithPlacements(kept).WhatIf(allocator.WhatIf{Node: node.Name, Release: []*resourceapi.AllocationResult{victim}})
+	if diff := allocator.DiffStates(allocator.StateOf(released), allocator.NewState(inv, naiveState(held, nil))); diff != "" {
+		t.Errorf("released after the republication: %s", diff)
+	}
+	if kept.Len() != 1 {
+		t.Errorf("the stale memo grew to %d allocations", kept.Len())
+	}
+}

@@ -72,9 +72,42 @@ func HeldBy(pod *v1.Pod, claims Claims) []Held {
 // answer for the pod or a memo of it: a preemption dry run asks about the
 // same pods on one node again and again.
 func ReleasedBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []*resourceapi.AllocationResult {
+	var out []*resourceapi.AllocationResult
+	for _, r := range ReleasesBy(node, evicted, staying, held) {
+		out = append(out, r.Allocation)
+	}
+	return out
+}
+
+// Release is an allocation that evicting pods gives back, with the pods
+// that must all be evicted for it to be: the claim's consumers and the
+// pods on the node that use it.
+type Release struct {
+	Allocation *resourceapi.AllocationResult
+	Needs      []types.UID
+}
+
+// FreedBy reports whether evicting the pods of evicted, a subset of those
+// the release was found for, still gives the allocation back: giving
+// evicted pods back, so that they stay, never frees more, and frees a
+// claim as long as no pod it needs is given back. A preemption dry run
+// gives its victims back one at a time.
+func (r Release) FreedBy(evicted map[types.UID]*v1.Pod) bool {
+	for _, uid := range r.Needs {
+		if _, ok := evicted[uid]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ReleasesBy is ReleasedBy with what each allocation needs (Release).
+func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []Release {
 	var used sets.Set[string]
 	seen := sets.New[string]()
-	var out []*resourceapi.AllocationResult
+	var out []Release
+	// Which of out each claim given back is, by key.
+	var index map[string]int
 	for _, pod := range evicted {
 		if pod.Spec.NodeName != node {
 			continue
@@ -94,11 +127,37 @@ func ReleasedBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 						used.Insert(sh.Key)
 					}
 				}
+				index = map[string]int{}
 			}
 			if !used.Has(h.Key) {
-				out = append(out, h.Allocation)
+				index[h.Key] = len(out)
+				out = append(out, Release{Allocation: h.Allocation, Needs: consumers(h.Claim)})
 			}
 		}
+	}
+	if len(out) == 0 {
+		return out
+	}
+	// Every evicted pod on the node that uses a claim given back must
+	// stay evicted for it to be.
+	for _, pod := range evicted {
+		if pod.Spec.NodeName != node {
+			continue
+		}
+		for _, h := range held(pod) {
+			if i, ok := index[h.Key]; ok && !slices.Contains(out[i].Needs, pod.UID) {
+				out[i].Needs = append(out[i].Needs, pod.UID)
+			}
+		}
+	}
+	return out
+}
+
+// consumers returns the UIDs of the pods the claim is reserved for.
+func consumers(claim *resourceapi.ResourceClaim) []types.UID {
+	out := make([]types.UID, 0, len(claim.Status.ReservedFor))
+	for _, c := range claim.Status.ReservedFor {
+		out = append(out, c.UID)
 	}
 	return out
 }

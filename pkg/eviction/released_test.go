@@ -17,6 +17,8 @@ limitations under the License.
 package eviction
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -140,5 +142,92 @@ func TestClaimNamesNameTheSpecsClaimsAndTheExtendedResourceClaim(t *testing.T) {
 	p.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: "p-extended"}
 	if got, want := ClaimNames(p), []string{"named", "p-from-template-x7", "p-extended"}; !slices.Equal(got, want) {
 		t.Errorf("ClaimNames = %v, want %v", got, want)
+	}
+}
+
+// TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree: evicting a
+// subset of the pods once evicted gives back exactly the allocations of
+// the first eviction's releases that the subset still frees
+// (Release.FreedBy), as a preemption dry run assumes when it gives its
+// victims back one at a time. Random claims are shared by pods on and off
+// the node, reserved for some of them, a PodGroup or nobody.
+func TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree(t *testing.T) {
+	for seed := range uint64(500) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var pods []*v1.Pod
+		for i := range 8 {
+			node := "node-1"
+			if i >= 6 {
+				node = "node-2"
+			}
+			pods = append(pods, pod(fmt.Sprintf("p%d", i), node))
+		}
+		claims := claimSet{pending: map[string]*resourceapi.AllocationResult{}}
+		for c := range 10 {
+			name := fmt.Sprintf("c%d", c)
+			cl := claim(name)
+			for _, p := range pods {
+				if rng.IntN(4) == 0 {
+					p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimName: ptr.To(name)})
+					if rng.IntN(5) != 0 {
+						cl.Status.ReservedFor = append(cl.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: p.Name, UID: p.UID})
+					}
+				}
+			}
+			switch rng.IntN(8) {
+			case 0:
+				cl.Status.ReservedFor = append(cl.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "g", UID: "pg"})
+			case 1:
+				cl.Status.Allocation = nil
+			case 2:
+				cl.Status.Allocation = nil
+				claims.pending[name] = allocation(name)
+			}
+			claims.claims = append(claims.claims, cl)
+		}
+		held := func(p *v1.Pod) []Held { return HeldBy(p, claims) }
+		evict := func(among []*v1.Pod) map[types.UID]*v1.Pod {
+			out := map[types.UID]*v1.Pod{}
+			for _, p := range among {
+				if rng.IntN(3) != 0 {
+					out[p.UID] = p
+				}
+			}
+			return out
+		}
+		stayingWithout := func(evicted map[types.UID]*v1.Pod) func() []*v1.Pod {
+			return func() []*v1.Pod {
+				var out []*v1.Pod
+				for _, p := range pods {
+					if _, ok := evicted[p.UID]; !ok && p.Spec.NodeName == "node-1" {
+						out = append(out, p)
+					}
+				}
+				return out
+			}
+		}
+		first := evict(pods)
+		releases := ReleasesBy("node-1", first, stayingWithout(first), held)
+		var firstEvicted []*v1.Pod
+		for _, p := range first {
+			firstEvicted = append(firstEvicted, p)
+		}
+		for step := range 4 {
+			later := evict(firstEvicted)
+			var want, got []string
+			for _, a := range ReleasedBy("node-1", later, stayingWithout(later), held) {
+				want = append(want, a.Devices.Results[0].Device)
+			}
+			for _, r := range releases {
+				if r.FreedBy(later) {
+					got = append(got, r.Allocation.Devices.Results[0].Device)
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d, step %d: the first eviction's releases still free %v, evicting the pods left gives back %v", seed, step, got, want)
+			}
+		}
 	}
 }

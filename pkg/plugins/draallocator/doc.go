@@ -119,7 +119,11 @@ limitations under the License.
 //     (preemptionmemo.go): the claims of the pods dry runs remove and keep,
 //     and "may preemption help", asked over one allocator with every
 //     node's own devices free instead of a copy per node; a reprieve's
-//     answer (a victim given back) is not explained, as nobody reads it.
+//     answer (a victim given back) is not explained, as nobody reads it,
+//     and frees the part of the first answer's releases that the victims
+//     still out free (dryRunReleases). Where allocations' devices are
+//     (allocator.Placements) outlives the cycle, until the inventory
+//     changes.
 //     An assigned pod's deletion lets a preemptor that
 //     DefaultPreemption gated go on (preemptionmetrics.go counts victims
 //     and times nominations from the same pod events).
@@ -206,7 +210,9 @@ limitations under the License.
 //	dry run      dryRun (preemption.go), key Name/dry-run in a clone of the
 //	             pod's CycleState; AddPod and RemovePod write their own copy
 //	preemption   preemptionMemo (preemptionmemo.go), in stateData, shared by
-//	memo         every clone of the cycle state; its own sync.Map and Once
+//	memo         every clone of the cycle state; its own sync.Map and Once;
+//	             dryRunReleases, in a dryRun, made once and then only read;
+//	             the plugin's kept placements, an atomic pointer
 //
 // # Invariants
 //

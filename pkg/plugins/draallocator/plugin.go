@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -56,6 +57,9 @@ type DRAAllocator struct {
 	policy     allocator.Policy
 	// bindingPoll is how often PreBind looks at binding conditions.
 	bindingPoll time.Duration
+	// placements outlives cycles: where allocations' devices are in the
+	// inventory (keptPlacements, preemptionmemo.go).
+	placements atomic.Pointer[allocator.Placements]
 
 	// shared is what every profile of the scheduler shares: inventory,
 	// tracker of allocated and in-flight devices, requeuer, panic guard.

@@ -61,11 +61,15 @@ type dryRun struct {
 	// reprieves victims one by one after its first Filter without them,
 	// and reads a reprieve's answer only as fits or not.
 	reprieving bool
+	// releases is what the dry run's removed pods freed when it last
+	// asked with nothing added; victims given back since free a part of
+	// it (preemptionmemo.go).
+	releases *dryRunReleases
 }
 
 // Clone copies the change: every dry run changes its own.
 func (d *dryRun) Clone() fwk.StateData {
-	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added), reprieving: d.reprieving}
+	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added), reprieving: d.reprieving, releases: d.releases}
 }
 
 // empty reports whether the dry run changes nothing.
@@ -144,23 +148,36 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 // (nominatedDevices); the node is then not to be used.
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
-	w := allocator.WhatIf{Node: node, Release: pl.released(&s.preempt, d.removed, node, nodeInfo.GetPods())}
+	w := allocator.WhatIf{Node: node, Release: pl.released(&s.preempt, d, node, nodeInfo.GetPods())}
 	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
 	return s.alloc.WhatIf(w), preempting
 }
 
-// released returns the allocations that removing pods from node frees,
-// by the rule kubectl dra explain follows too (eviction.Released): a
-// claim in flight counts with its pending allocation. The pods' claims
-// come from the cycle's memo.
-func (pl *DRAAllocator) released(memo *preemptionMemo, removed map[types.UID]*v1.Pod, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
-	return eviction.ReleasedBy(node, removed, func() []*v1.Pod {
+// released returns the allocations that the dry run's removed pods free
+// on node, by the rule kubectl dra explain follows too
+// (eviction.Released): a claim in flight counts with its pending
+// allocation. The pods' claims come from the cycle's memo. Once the dry
+// run gives victims back, what they free is a part of what they freed
+// before (dryRunReleases), until a pod is removed again or added.
+func (pl *DRAAllocator) released(memo *preemptionMemo, d *dryRun, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
+	if len(d.added) == 0 && d.releases.cover(d.removed) {
+		return d.releases.freedBy(d.removed)
+	}
+	releases := eviction.ReleasesBy(node, d.removed, func() []*v1.Pod {
 		pods := make([]*v1.Pod, 0, len(staying))
 		for _, pi := range staying {
 			pods = append(pods, pi.GetPod())
 		}
 		return pods
 	}, func(pod *v1.Pod) []eviction.Held { return memo.held(pod, claimLookup{pl}) })
+	if len(d.added) == 0 {
+		d.releases = newDryRunReleases(d.removed, releases)
+	}
+	out := make([]*resourceapi.AllocationResult, 0, len(releases))
+	for _, r := range releases {
+		out = append(out, r.Allocation)
+	}
+	return out
 }
 
 // nominatedDevices returns what the pods added to the node take there,

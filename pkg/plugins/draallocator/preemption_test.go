@@ -307,6 +307,94 @@ func TestADryRunExplainsItsFirstAnswerButNotItsReprieves(t *testing.T) {
 	}
 }
 
+// TestADryRunGivingVictimsBackAnswersAsOneThatRemovedOnlyTheRest:
+// DefaultPreemption removes every candidate victim from a node, then gives
+// them back one at a time, keeping those that leave room; each answer
+// after a victim is given back must be the one a dry run removing only
+// the victims still out gets. Claims are shared by victims, by a victim
+// and a pod that stays, reserved for a PodGroup or for nobody.
+func TestADryRunGivingVictimsBackAnswersAsOneThatRemovedOnlyTheRest(t *testing.T) {
+	nodes, objs := preemptionCluster()
+	low, held := fullNode1()
+	objs = append(objs, held...)
+	shareLow := boundPod("share-low", "node-2", lowPriority, "shared-high")
+	shareHigh := boundPod("share-high", "node-2", highPriority+1, "shared-high")
+	pairA := boundPod("pair-a", "node-2", lowPriority, "shared-pair")
+	pairB := boundPod("pair-b", "node-2", lowPriority, "shared-pair")
+	grouped := boundPod("grouped", "node-2", lowPriority, "group-claim")
+	unreserved := boundPod("unreserved", "node-2", lowPriority, "unreserved", "net")
+	objs = append(objs, networkDevice(), shareLow, shareHigh, pairA, pairB, grouped, unreserved,
+		heldClaim("shared-high", "node-2", []string{"dev-0"}, consumer(shareLow), consumer(shareHigh)),
+		heldClaim("shared-pair", "node-2", []string{"dev-1"}, consumer(pairA), consumer(pairB)),
+		heldClaim("group-claim", "node-2", []string{"dev-2"}, resourceapi.ResourceClaimConsumerReference{
+			APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "podgroup-train"}),
+		heldClaim("unreserved", "node-2", []string{"dev-3"}),
+		heldClaim("net", "net", []string{"net-0"}, consumer(unreserved)),
+	)
+	for _, n := range []int64{1, 2, 3} {
+		pod, claim := preemptor(n)
+		claim.Name = fmt.Sprintf("want-%d", n)
+		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
+		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
+		objs = append(objs, pod, claim)
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	logger := klog.FromContext(h.ctx)
+	victims := map[string][]*v1.Pod{"node-1": low, "node-2": {shareLow, pairA, pairB, grouped, unreserved}}
+	for _, n := range []int{1, 2, 3} {
+		pod, err := h.client.CoreV1().Pods(testNamespace).Get(h.ctx, fmt.Sprintf("want-%d", n), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for node, all := range victims {
+			for seed := range uint64(6) {
+				order := slices.Clone(all)
+				rand.New(rand.NewPCG(seed, uint64(n))).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+				c, st := h.filter(pl, pod)
+				if st != nil {
+					t.Fatalf("PreFilter: %v", st)
+				}
+				// One dry run, as DefaultPreemption runs it on the node.
+				cs, ni := c.state.Clone(), h.nodeInfo(node)
+				remove := func(victim *v1.Pod) {
+					if err := ni.RemovePod(logger, victim); err != nil {
+						t.Fatal(err)
+					}
+					if st := pl.RemovePod(h.ctx, cs, pod, podInfo(t, victim), ni); !st.IsSuccess() {
+						t.Fatalf("RemovePod %s: %v", victim.Name, st)
+					}
+				}
+				for _, victim := range order {
+					remove(victim)
+				}
+				if !pl.Filter(h.ctx, cs, pod, ni).IsSuccess() {
+					continue
+				}
+				out := slices.Clone(order)
+				for _, victim := range order {
+					pi := podInfo(t, victim)
+					ni.AddPodInfo(pi)
+					if st := pl.AddPod(h.ctx, cs, pod, pi, ni); !st.IsSuccess() {
+						t.Fatalf("AddPod %s: %v", victim.Name, st)
+					}
+					rest := slices.DeleteFunc(slices.Clone(out), func(p *v1.Pod) bool { return p == victim })
+					fits := pl.Filter(h.ctx, cs, pod, ni).IsSuccess()
+					if want := c.dryRun(node, rest...).IsSuccess(); fits != want {
+						t.Errorf("%d devices on %s, victims %v, %s given back: fits %v, but removing only %v: %v",
+							n, node, podNames(order), victim.Name, fits, podNames(rest), want)
+					}
+					if fits {
+						out = rest
+					} else {
+						remove(victim)
+					}
+				}
+			}
+		}
+	}
+}
+
 func podNames(pods []*v1.Pod) []string {
 	var names []string
 	for _, p := range pods {

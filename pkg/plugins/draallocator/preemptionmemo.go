@@ -17,9 +17,12 @@ limitations under the License.
 package draallocator
 
 import (
+	"maps"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
@@ -59,3 +62,67 @@ func (m *preemptionMemo) vacated(alloc *allocator.Allocator) *allocator.Allocato
 	m.vacatedOnce.Do(func() { m.vacatedAlloc = alloc.WhatIf(allocator.WhatIf{VacateNodes: true}) })
 	return m.vacatedAlloc
 }
+
+// dryRunReleases is what the pods a dry run removed from one node free
+// there (eviction.ReleasesBy), found once per widest set of removed pods:
+// DefaultPreemption removes every lower-priority pod, asks, then gives
+// the pods back one at a time and asks again, each time for a subset of
+// the first set, which frees exactly the releases the subset still frees
+// (eviction.Release.FreedBy). It holds only while the dry run adds no
+// pod, and is never changed once made, so clones of the dry run share
+// it.
+type dryRunReleases struct {
+	removed  map[types.UID]*v1.Pod
+	releases []eviction.Release
+}
+
+// newDryRunReleases records releases as what the pods of removed free.
+func newDryRunReleases(removed map[types.UID]*v1.Pod, releases []eviction.Release) *dryRunReleases {
+	return &dryRunReleases{removed: maps.Clone(removed), releases: releases}
+}
+
+// cover reports whether r answers for removed: every pod of removed was
+// among those r was found for.
+func (r *dryRunReleases) cover(removed map[types.UID]*v1.Pod) bool {
+	if r == nil || len(removed) > len(r.removed) {
+		return false
+	}
+	for uid := range removed {
+		if _, ok := r.removed[uid]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// freedBy returns the allocations that removing only the pods of removed
+// (which r covers) frees.
+func (r *dryRunReleases) freedBy(removed map[types.UID]*v1.Pod) []*resourceapi.AllocationResult {
+	out := make([]*resourceapi.AllocationResult, 0, len(r.releases))
+	for _, rel := range r.releases {
+		if rel.FreedBy(removed) {
+			out = append(out, rel.Allocation)
+		}
+	}
+	return out
+}
+
+// keptPlacements returns the placements memo allocators share across
+// cycles (allocator.Placements): each preemptor's dry runs release the
+// same victims' allocations as the last one's did. It starts afresh when
+// the inventory changes, and when it holds more allocations than the
+// inventory has devices (plus some), which only allocations gone since
+// can explain: it keeps every allocation it saw alive.
+func (pl *DRAAllocator) keptPlacements() *allocator.Placements {
+	inv := pl.inv.inv
+	p := pl.placements.Load()
+	if p == nil || !p.For(inv) || p.Len() > 2*inv.NumDevices()+keptPlacementsSlack {
+		p = allocator.NewPlacements(inv)
+		pl.placements.Store(p)
+	}
+	return p
+}
+
+// keptPlacementsSlack is how many allocations beyond twice the inventory's
+// device count keptPlacements lets its memo hold.
+const keptPlacementsSlack = 1024

@@ -170,7 +170,7 @@ func (pl *DRAAllocator) syncedAllocator(ctx context.Context) (*allocator.Allocat
 // allocated and in flight now; the inventory must be synced.
 func (pl *DRAAllocator) newAllocator() *allocator.Allocator {
 	return allocator.New(pl.features, pl.allocated.State(pl.inv.inv),
-		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy)
+		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy).WithPlacements(pl.keptPlacements())
 }
 
 // viewLedger gives the cycle the ledger's entries and, when there are
