@@ -149,7 +149,7 @@ func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resour
 // none; a context that ends first makes the finding the generic
 // CannotAllocate.
 func (a *Allocator) ExplainBefore(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
-	view, err := a.inv.View(node, a.viewOptions())
+	view, id, err := a.inv.ViewAndID(node, a.viewOptions())
 	if err != nil {
 		return Explanation{}
 	}
@@ -157,14 +157,9 @@ func (a *Allocator) ExplainBefore(ctx context.Context, node *v1.Node, claims []*
 	if !p.sameClaims(claims) {
 		p = a.prepareClaims(claims)
 	}
-	c := a.newCall(ctx, node, claims, view)
-	defer a.done(c)
-	c.deadline = deadline
-	var e Explanation
-	if err := c.prepare(p); err != nil {
-		e = c.failed()
-	} else {
-		e = c.explain(node, view)
+	e, ok := a.explainFromCounts(ctx, p, id)
+	if !ok {
+		e = a.explainBySearch(ctx, node, claims, view, p, deadline)
 	}
 	for _, pool := range view.Pools {
 		switch {
@@ -175,6 +170,55 @@ func (a *Allocator) ExplainBefore(ctx context.Context, node *v1.Node, claims []*
 		}
 	}
 	return e
+}
+
+// explainBySearch is ExplainBefore's finding from the call's selections,
+// counts and, for claim constraints, searches.
+func (a *Allocator) explainBySearch(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, view *inventory.NodeView, p *prepared, deadline time.Time) Explanation {
+	c := a.newCall(ctx, node, claims, view)
+	defer a.done(c)
+	c.deadline = deadline
+	if err := c.prepare(p); err != nil {
+		return c.failed()
+	}
+	return c.explain(node, view)
+}
+
+// explainFromCounts is ExplainBefore's finding read off the summary that
+// answering from counts (count.go) kept for the view, where the claims
+// qualify and every match is plain: then each match is either allocated
+// or usable, and every request counts the same matches, so explainRequest
+// would find what the summary's counts give, request after request,
+// without a selection or a device object. Claims with a constraint need
+// explain's searches; ok is false for them, as where no plain summary is
+// kept or the context ended.
+func (a *Allocator) explainFromCounts(ctx context.Context, p *prepared, id inventory.ViewID) (e Explanation, ok bool) {
+	q := p.counts
+	if q == nil || q.constrained || ctx.Err() != nil {
+		return Explanation{}, false
+	}
+	s := q.sums.lookup(id)
+	if s == nil || !s.plain {
+		return Explanation{}, false
+	}
+	n := DeviceCounts{Matching: len(s.idx)}
+	for _, i := range s.idx {
+		if a.state.isAllocated(int(i)) {
+			n.Allocated++
+		}
+	}
+	n.Usable = n.Matching - n.Allocated
+	for _, reqs := range p.requests {
+		for _, alts := range reqs {
+			r := alts[0]
+			e := Explanation{Request: r.base, Class: r.class.Name, Selectors: r.describeSelectors()}
+			e.Kind, e.Need = findingOf(n, r.numDevices)
+			if e.Kind != CannotAllocate {
+				return e, true
+			}
+		}
+	}
+	return Explanation{}, true
 }
 
 // interrupted reports whether the call's context or deadline has ended:
@@ -329,29 +373,35 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 	if r.mode == resourceapi.DeviceAllocationModeAll {
 		need = n.Matching
 	}
+	e.Kind, e.Need = findingOf(n, need)
+	return e, true
+}
+
+// findingOf is the finding for a request that needs need of the devices
+// counted in n, with the Need it reports (TooFewMatching only).
+func findingOf(n DeviceCounts, need int) (ExplanationKind, int) {
 	switch {
 	case n.Matching == 0:
-		e.Kind = NoMatchingDevice
+		return NoMatchingDevice, 0
 	case n.Matching < need:
-		e.Kind, e.Need = TooFewMatching, need
+		return TooFewMatching, need
 	case n.Allocated == n.Matching:
-		e.Kind = AllMatchingAllocated
+		return AllMatchingAllocated, 0
 	case n.Matching-n.Allocated < need:
-		e.Kind = NotEnoughFree
+		return NotEnoughFree, 0
 	case n.Usable >= need:
-		e.Kind = CannotAllocate
-	default:
-		// Enough are free; name what blocks most of the rest.
-		e.Kind = UntoleratedTaints
-		if n.CountersExhausted > n.Tainted {
-			e.Kind = CountersExhausted
-		}
-		if n.CapacityExhausted > max(n.Tainted, n.CountersExhausted) {
-			e.Kind = CapacityExhausted
-		}
-		if n.NodeOperationsRequired > max(n.Tainted, n.CountersExhausted, n.CapacityExhausted) {
-			e.Kind = NodeOperationsRequired
-		}
+		return CannotAllocate, 0
 	}
-	return e, true
+	// Enough are free; name what blocks most of the rest.
+	kind := UntoleratedTaints
+	if n.CountersExhausted > n.Tainted {
+		kind = CountersExhausted
+	}
+	if n.CapacityExhausted > max(n.Tainted, n.CountersExhausted) {
+		kind = CapacityExhausted
+	}
+	if n.NodeOperationsRequired > max(n.Tainted, n.CountersExhausted, n.CapacityExhausted) {
+		kind = NodeOperationsRequired
+	}
+	return kind, 0
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package allocator_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -275,5 +277,59 @@ func TestOccupancyCountsUsedDevicesInThePoolsOfTheResult(t *testing.T) {
 				t.Errorf("Occupancy = %d used of %d, want 0 of 0", used, total)
 			}
 		})
+	}
+}
+
+// TestAFindingReadOffTheCountsIsTheSearchsFinding: where Allocate kept
+// the counts it answered from and every match is plain, ExplainBefore
+// reads its finding off them; that finding must be the one explain's
+// selections and counts give, for random occupancy and claims of several
+// requests, some of which match nothing or more devices than a node has.
+func TestAFindingReadOffTheCountsIsTheSearchsFinding(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(3).Merge(inventorygen.NvidiaA100(3))
+	devices := cluster.Devices()
+	class := cluster.Classes[0].Name
+	selectors := [][]string{nil, nil, {inventorygen.ProductSelector("NVIDIA H100 80GB HBM3")}, {`device.attributes["resource.kubernetes.io"].pciBusID.endsWith("0")`}, {"false"}}
+	kinds := map[allocator.ExplanationKind]int{}
+	fromCounts := 0
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var held inventorygen.Allocated
+		for _, d := range devices {
+			if rng.Float64() < 0.8 {
+				held.Devices = append(held.Devices, d)
+			}
+		}
+		var claims []*resourceapi.ResourceClaim
+		for c := range 1 + rng.IntN(2) {
+			var requests []resourceapi.DeviceRequest
+			for r := range 1 + rng.IntN(3) {
+				requests = append(requests, inventorygen.ExactRequest(fmt.Sprintf("r%d", r), class, int64(1+rng.IntN(9)), selectors[rng.IntN(len(selectors))]...))
+			}
+			claims = append(claims, inventorygen.NewClaim(fmt.Sprintf("claim-%d", c), requests...))
+		}
+		a := newTestAllocator(held.State(), cluster.ClassLister(), cluster.Slices)
+		for _, node := range cluster.Nodes {
+			res, err := a.Allocate(t.Context(), node, claims)
+			if err != nil {
+				t.Fatalf("seed %d, node %s: %v", seed, node.Name, err)
+			}
+			if res != nil {
+				continue
+			}
+			counted, ok, searched := a.ExplainBothWays(t.Context(), node, claims)
+			if !ok {
+				continue
+			}
+			fromCounts++
+			kinds[counted.Kind]++
+			if !reflect.DeepEqual(counted, searched) {
+				t.Errorf("seed %d, node %s: read off the counts\n%#v\nfound by search\n%#v", seed, node.Name, counted, searched)
+			}
+		}
+	}
+	t.Logf("%d findings read off the counts, by kind: %v", fromCounts, kinds)
+	if fromCounts == 0 || len(kinds) < 4 {
+		t.Errorf("%d findings read off the counts, of kinds %v: the test checks too little", fromCounts, kinds)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
@@ -201,3 +202,15 @@ func (t *Tracker) SetClockForTest(now func() time.Time) {
 
 // StateOf returns the allocated devices a answers for.
 func StateOf(a *Allocator) *State { return a.state }
+
+// ExplainBothWays returns ExplainBefore's finding read off the counts (ok
+// false where it cannot be) and found by search, for claims on node.
+func (a *Allocator) ExplainBothWays(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (fromCounts Explanation, ok bool, bySearch Explanation) {
+	view, id, err := a.inv.ViewAndID(node, a.viewOptions())
+	if err != nil {
+		panic(err)
+	}
+	p := a.prepareClaims(claims)
+	fromCounts, ok = a.explainFromCounts(ctx, p, id)
+	return fromCounts, ok, a.explainBySearch(ctx, node, claims, view, p, time.Time{})
+}
