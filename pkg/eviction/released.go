@@ -101,19 +101,30 @@ func (r Release) FreedBy(evicted map[types.UID]*v1.Pod) bool {
 	return true
 }
 
-// ReleasesBy is ReleasedBy with what each allocation needs (Release).
+// ReleasesBy is ReleasedBy with what each allocation needs (Release). It
+// asks held about each pod once.
 func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []Release {
-	var used sets.Set[string]
-	seen := sets.New[string]()
-	var out []Release
-	// Which of out each claim given back is, by key.
-	var index map[string]int
+	type podClaims struct {
+		uid  types.UID
+		held []Held
+	}
+	var (
+		used   sets.Set[string]
+		seen   = sets.New[string]()
+		out    []Release
+		here   []podClaims
+		index  map[string]int // which of out each claim given back is, by key
+		shared bool           // a claim given back is used by several pods here
+	)
 	for _, pod := range evicted {
 		if pod.Spec.NodeName != node {
 			continue
 		}
-		for _, h := range held(pod) {
+		pc := podClaims{uid: pod.UID, held: held(pod)}
+		here = append(here, pc)
+		for _, h := range pc.held {
 			if seen.Has(h.Key) {
+				shared = true
 				continue
 			}
 			seen.Insert(h.Key)
@@ -131,22 +142,23 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 			}
 			if !used.Has(h.Key) {
 				index[h.Key] = len(out)
-				out = append(out, Release{Allocation: h.Allocation, Needs: consumers(h.Claim)})
+				needs := consumers(h.Claim)
+				if !slices.Contains(needs, pod.UID) {
+					needs = append(needs, pod.UID)
+				}
+				out = append(out, Release{Allocation: h.Allocation, Needs: needs})
 			}
 		}
 	}
-	if len(out) == 0 {
+	if !shared {
 		return out
 	}
-	// Every evicted pod on the node that uses a claim given back must
-	// stay evicted for it to be.
-	for _, pod := range evicted {
-		if pod.Spec.NodeName != node {
-			continue
-		}
-		for _, h := range held(pod) {
-			if i, ok := index[h.Key]; ok && !slices.Contains(out[i].Needs, pod.UID) {
-				out[i].Needs = append(out[i].Needs, pod.UID)
+	// Every evicted pod here that uses a claim given back must stay
+	// evicted for it to be.
+	for _, pc := range here {
+		for _, h := range pc.held {
+			if i, ok := index[h.Key]; ok && !slices.Contains(out[i].Needs, pc.uid) {
+				out[i].Needs = append(out[i].Needs, pc.uid)
 			}
 		}
 	}
@@ -155,7 +167,7 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 
 // consumers returns the UIDs of the pods the claim is reserved for.
 func consumers(claim *resourceapi.ResourceClaim) []types.UID {
-	out := make([]types.UID, 0, len(claim.Status.ReservedFor))
+	out := make([]types.UID, 0, len(claim.Status.ReservedFor)+1)
 	for _, c := range claim.Status.ReservedFor {
 		out = append(out, c.UID)
 	}

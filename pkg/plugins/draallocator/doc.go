@@ -116,12 +116,12 @@ limitations under the License.
 //     later, nominationclock.go, does not come first), so no second round
 //     of evictions starts (docs/design/preemption.md). What the answers
 //     on node after node share within a cycle is computed once
-//     (preemptionmemo.go): the claims of the pods dry runs remove and keep,
-//     and "may preemption help", asked over one allocator with every
+//     (preemptionmemo.go): "may preemption help", asked over one allocator with every
 //     node's own devices free instead of a copy per node; a reprieve's
 //     answer (a victim given back) is not explained, as nobody reads it,
 //     and frees the part of the first answer's releases that the victims
-//     still out free (dryRunReleases). Where allocations' devices are
+//     still out free (dryRunReleases), so each node's removed pods' claims
+//     are looked up once. Where allocations' devices are
 //     (allocator.Placements) outlives the cycle, until the inventory
 //     changes.
 //     An assigned pod's deletion lets a preemptor that
@@ -210,7 +210,7 @@ limitations under the License.
 //	dry run      dryRun (preemption.go), key Name/dry-run in a clone of the
 //	             pod's CycleState; AddPod and RemovePod write their own copy
 //	preemption   preemptionMemo (preemptionmemo.go), in stateData, shared by
-//	memo         every clone of the cycle state; its own sync.Map and Once;
+//	memo         every clone of the cycle state; its own Once;
 //	             dryRunReleases, in a dryRun, made once and then only read;
 //	             the plugin's kept placements, an atomic pointer
 //

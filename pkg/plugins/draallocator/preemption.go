@@ -148,7 +148,7 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 // (nominatedDevices); the node is then not to be used.
 func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
-	w := allocator.WhatIf{Node: node, Release: pl.released(&s.preempt, d, node, nodeInfo.GetPods())}
+	w := allocator.WhatIf{Node: node, Release: pl.released(d, node, nodeInfo.GetPods())}
 	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
 	return s.alloc.WhatIf(w), preempting
 }
@@ -156,10 +156,9 @@ func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dr
 // released returns the allocations that the dry run's removed pods free
 // on node, by the rule kubectl dra explain follows too
 // (eviction.Released): a claim in flight counts with its pending
-// allocation. The pods' claims come from the cycle's memo. Once the dry
-// run gives victims back, what they free is a part of what they freed
+// allocation. Once the dry run gives victims back, what they free is a part of what they freed
 // before (dryRunReleases), until a pod is removed again or added.
-func (pl *DRAAllocator) released(memo *preemptionMemo, d *dryRun, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
+func (pl *DRAAllocator) released(d *dryRun, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
 	if len(d.added) == 0 && d.releases.cover(d.removed) {
 		return d.releases.freedBy(d.removed)
 	}
@@ -169,7 +168,7 @@ func (pl *DRAAllocator) released(memo *preemptionMemo, d *dryRun, node string, s
 			pods = append(pods, pi.GetPod())
 		}
 		return pods
-	}, func(pod *v1.Pod) []eviction.Held { return memo.held(pod, claimLookup{pl}) })
+	}, func(pod *v1.Pod) []eviction.Held { return eviction.HeldBy(pod, claimLookup{pl}) })
 	if len(d.added) == 0 {
 		d.releases = newDryRunReleases(d.removed, releases)
 	}

@@ -31,27 +31,16 @@ import (
 // A preemptor's cycle asks the same questions on node after node: Filter
 // on every node whether preemption may help (preemptionMayHelp), then
 // DefaultPreemption's dry runs on hundreds of nodes, removing and giving
-// back the same pods step after step. preemptionMemo keeps what the
+// back the same pods step after step. preemptionMemo keeps what the first
 // answers share, for one cycle (in stateData, which every copy of the
-// cycle state shares; dry runs run in parallel). A cycle sees each claim
-// as it was when first asked, as it sees the cluster's snapshot.
+// cycle state shares; dry runs run in parallel); dryRunReleases keeps
+// what one node's dry run shares, and the plugin's kept placements
+// (keptPlacements) what cycles share.
 type preemptionMemo struct {
-	// claims holds eviction.HeldBy's answer by pod UID.
-	claims sync.Map
 	// vacatedOnce builds vacatedAlloc: the cycle's allocator with every
 	// node's own devices free.
 	vacatedOnce  sync.Once
 	vacatedAlloc *allocator.Allocator
-}
-
-// held returns the claims pod holds, looked up in claims the first time.
-func (m *preemptionMemo) held(pod *v1.Pod, claims eviction.Claims) []eviction.Held {
-	if v, ok := m.claims.Load(pod.UID); ok {
-		return v.([]eviction.Held)
-	}
-	held := eviction.HeldBy(pod, claims)
-	m.claims.Store(pod.UID, held)
-	return held
 }
 
 // vacated returns alloc with every node's own devices free
