@@ -48,6 +48,11 @@ type Allocator struct {
 	// allocator was last asked about: the scheduler asks about one pod's
 	// claims on many nodes.
 	prepared atomic.Pointer[prepared]
+	// preparedBy keeps, by preparedKey, what this allocator and those
+	// derived from it prepared: a preemption dry run asks a derived
+	// allocator about a nominated pod's claims on node after node, beside
+	// the preemptor's own.
+	preparedBy *sync.Map
 	// calls recycles per-call search state; allocators derived by
 	// WithState and WhatIf share it, so that a preemption dry run's
 	// allocator (one per node and step) starts with warm storage.
@@ -67,14 +72,15 @@ type Allocator struct {
 func New(features structured.Features, state *State, classLister structured.DeviceClassLister,
 	inv *inventory.Inventory, matcher *Matcher, policy Policy) *Allocator {
 	return &Allocator{
-		features: features,
-		classes:  classLister,
-		inv:      inv,
-		matcher:  matcher,
-		state:    state,
-		policy:   policy,
-		calls:    &sync.Pool{},
-		placed:   NewPlacements(inv),
+		features:   features,
+		classes:    classLister,
+		inv:        inv,
+		matcher:    matcher,
+		state:      state,
+		policy:     policy,
+		calls:      &sync.Pool{},
+		preparedBy: &sync.Map{},
+		placed:     NewPlacements(inv),
 	}
 }
 
@@ -83,14 +89,16 @@ func New(features structured.Features, state *State, classLister structured.Devi
 // st: a State from NewState or Tracker.State. WhatIf derives one changed
 // by a WhatIf.
 func (a *Allocator) WithState(st *State) *Allocator {
-	b := New(a.features, st, a.classes, a.inv, a.matcher, a.policy)
+	// Not New: a dry run derives one per node and step, and shares a's
+	// pool and placements instead of making its own.
+	b := &Allocator{features: a.features, classes: a.classes, inv: a.inv, matcher: a.matcher, state: st, policy: a.policy,
+		calls: a.calls, placed: a.placed, preparedBy: a.preparedBy}
 	if st.outside != nil {
 		// A State derived from a's by a what-if keeps a's domain; a new
 		// one (NewState) has none.
 		b.domain = a.domain
 	}
 	b.prepared.Store(a.prepared.Load())
-	b.calls, b.placed = a.calls, a.placed
 	return b
 }
 
@@ -219,15 +227,38 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	return results, true, nil
 }
 
+// preparedKey tells claim lists apart for preparedBy: lists with the same
+// key are compared claim by claim (prepared.sameClaims).
+type preparedKey struct {
+	first, last *resourceapi.ResourceClaim
+	n           int
+}
+
+func preparedKeyOf(claims []*resourceapi.ResourceClaim) preparedKey {
+	if len(claims) == 0 {
+		return preparedKey{}
+	}
+	return preparedKey{first: claims[0], last: claims[len(claims)-1], n: len(claims)}
+}
+
 // preparedFor returns claims prepared (prepare.go), reusing the last
-// preparation when it was for exactly these claims: one pod's claims are
+// preparation when it was for exactly these claims, or else one that this
+// allocator or one derived alike made for them: one pod's claims are
 // asked about on many nodes, one group's about many domains.
 func (a *Allocator) preparedFor(claims []*resourceapi.ResourceClaim) *prepared {
 	p := a.prepared.Load()
-	if !p.sameClaims(claims) {
-		p = a.prepareClaims(claims)
-		a.prepared.Store(p)
+	if p.sameClaims(claims) {
+		return p
 	}
+	key := preparedKeyOf(claims)
+	if v, ok := a.preparedBy.Load(key); ok && v.(*prepared).sameClaims(claims) {
+		p = v.(*prepared)
+		a.prepared.Store(p)
+		return p
+	}
+	p = a.prepareClaims(claims)
+	a.prepared.Store(p)
+	a.preparedBy.Store(key, p)
 	return p
 }
 

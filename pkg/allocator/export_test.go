@@ -214,3 +214,8 @@ func (a *Allocator) ExplainBothWays(ctx context.Context, node *v1.Node, claims [
 	fromCounts, ok = a.explainFromCounts(ctx, p, id)
 	return fromCounts, ok, a.explainBySearch(ctx, node, claims, view, p, time.Time{})
 }
+
+// PreparedFor is preparedFor, for the tests of what allocators share.
+func (a *Allocator) PreparedFor(claims []*resourceapi.ResourceClaim) any {
+	return a.preparedFor(claims)
+}

@@ -110,13 +110,22 @@ func (s *State) copyForChange() *State {
 	return &State{
 		dedicated:   s.dedicated.Clone(),
 		shared:      s.shared.Clone(),
-		aggregated:  maps.Clone(s.aggregated),
-		shares:      maps.Clone(s.shares),
+		aggregated:  cloneNonEmpty(s.aggregated),
+		shares:      cloneNonEmpty(s.shares),
 		outside:     s.outside,
 		held:        s.held,
 		counters:    map[inventory.PoolID]poolCounters{},
 		countersGen: s.countersGen,
 	}
+}
+
+// cloneNonEmpty is maps.Clone, nil for an empty map: a dry run's copy of
+// a State with no shares stays without until take adds one.
+func cloneNonEmpty[M ~map[K]V, K comparable, V any](m M) M {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
 }
 
 // keepCounters copies prev's cached counters of the pools not touched.
@@ -166,9 +175,15 @@ func (s *State) take(i int, u deviceUse) {
 		s.dedicated.Set(i)
 		return
 	}
+	if s.shares == nil {
+		s.shares = map[int]int{}
+	}
 	s.shares[i]++
 	s.shared.Set(i)
 	if u.capacity != nil {
+		if s.aggregated == nil {
+			s.aggregated = map[int]structured.ConsumedCapacity{}
+		}
 		c := structured.ConsumedCapacity{}
 		if prev, ok := s.aggregated[i]; ok {
 			c = prev.Clone()

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -366,5 +367,38 @@ func TestPlacementsKeptAcrossAllocatorsHoldForOneInventoryGeneration(t *testing.
 	}
 	if kept.Len() != 1 {
 		t.Errorf("the stale memo grew to %d allocations", kept.Len())
+	}
+}
+
+// TestAllocatorsDerivedFromOneShareWhatTheyPrepared: a preemption dry run
+// asks allocators derived from the cycle's about the preemptor's claims
+// and, between, about a nominated pod's; what one of them prepared serves
+// the others, and only for exactly the same claims.
+func TestAllocatorsDerivedFromOneShareWhatTheyPrepared(t *testing.T) {
+	cluster := inventorygen.NvidiaH100(1)
+	inv := inventory.New()
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+	}
+	a := allocator.New(structured.Features{}, allocator.NewState(inv, structured.AllocatedState{}), cluster.ClassLister(), inv,
+		allocator.NewMatcher(cel.NewCache(10, cel.Features{})), allocator.FirstFit)
+	class := cluster.Classes[0].Name
+	own := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("own", class, 2)}
+	nominated := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("nominated", class, 1)}
+	longer := append(slices.Clone(own), inventorygen.ExactClaim("more", class, 1))
+	first := a.WhatIf(allocator.WhatIf{Vacate: cluster.Nodes[0].Name})
+	prepared := first.PreparedFor(own)
+	second := a.WhatIf(allocator.WhatIf{Vacate: cluster.Nodes[0].Name})
+	if second.PreparedFor(nominated) == prepared {
+		t.Fatal("other claims got the preemptor's preparation")
+	}
+	if got := second.PreparedFor(own); got != prepared {
+		t.Error("a derived allocator prepared the claims again after another had")
+	}
+	if second.PreparedFor(longer) == prepared {
+		t.Error("claims with the same first claim and one more got the preparation of the first alone")
+	}
+	if got := a.PreparedFor(own); got != prepared {
+		t.Error("the allocator the others derive from prepared the claims again")
 	}
 }
