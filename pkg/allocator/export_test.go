@@ -219,3 +219,8 @@ func (a *Allocator) ExplainBothWays(ctx context.Context, node *v1.Node, claims [
 func (a *Allocator) PreparedFor(claims []*resourceapi.ResourceClaim) any {
 	return a.preparedFor(claims)
 }
+
+// FitsReleasingFromCounts is fitsReleasingFromCounts.
+func (a *Allocator) FitsReleasingFromCounts(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, w WhatIf) (fits bool, err error, ok bool) {
+	return a.fitsReleasingFromCounts(ctx, node, claims, w)
+}

@@ -17,9 +17,13 @@ limitations under the License.
 package allocator
 
 import (
+	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
@@ -212,4 +216,78 @@ func (s *State) vacateSlice(slice *inventory.Slice, touched map[inventory.PoolID
 		delete(s.aggregated, d.Index)
 		delete(s.shares, d.Index)
 	}
+}
+
+// FitsWithinWhatIf answers what a.WhatIf(w).FitsWithin would, without
+// building the changed State where it need not: a preemption dry run asks
+// once per node and step whether the claims fit once some victims'
+// devices are released, and for claims answered from counts (count.go)
+// the devices the change frees only count as free. Other changes, and
+// claims or nodes the counts do not answer for, get the changed State.
+func (a *Allocator) FitsWithinWhatIf(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, w WhatIf, timeout time.Duration) (bool, error) {
+	if w.Empty() {
+		return a.FitsWithin(ctx, node, claims, timeout)
+	}
+	if fits, err, ok := a.fitsReleasingFromCounts(ctx, node, claims, w); ok {
+		return fits, err
+	}
+	return a.WhatIf(w).FitsWithin(ctx, node, claims, timeout)
+}
+
+// fitsReleasingFromCounts is run's answer from counts on a.WhatIf(w),
+// read off a's State and the devices w releases; ok is false where that
+// answer would not be given there (a summary not kept yet, or not plain;
+// a constraint; results to build for the node's selector) or where w does
+// more than release dedicated uses.
+func (a *Allocator) fitsReleasingFromCounts(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, w WhatIf) (fits bool, err error, ok bool) {
+	if w.Vacate != "" || w.VacateNodes || len(w.Take) > 0 || ctx.Err() != nil {
+		return false, nil, false
+	}
+	view, id, err := a.inv.ViewAndID(node, a.viewOptions())
+	if err != nil || view.MultiTermSelectors {
+		return false, nil, false
+	}
+	q := a.preparedFor(claims).counts
+	if q == nil || q.covered > 0 {
+		return false, nil, false
+	}
+	s := q.sums.lookup(id)
+	if s == nil || !s.plain {
+		return false, nil, false
+	}
+	// What apply would clear: dedicated uses local to w.Node, outside the
+	// allocator's domain.
+	var freed []int
+	for _, alloc := range w.Release {
+		for _, p := range a.placedOn(alloc) {
+			switch {
+			case !p.d.LocalTo(w.Node) || a.state.isOutside(p.d.Index):
+			case p.u.share != nil:
+				return false, nil, false
+			default:
+				freed = append(freed, p.d.Index)
+			}
+		}
+	}
+	need := q.total
+	if need == 0 {
+		return true, nil, true
+	}
+	st := a.state
+	capacity := a.features.ConsumableCapacity
+	for _, i := range s.idx {
+		if st.dedicated.Has(int(i)) && !slices.Contains(freed, int(i)) {
+			continue
+		}
+		if capacity && st.shared.Has(int(i)) {
+			return false, nil, false
+		}
+		if need--; need == 0 {
+			return true, nil, true
+		}
+	}
+	if s.invalidPools {
+		return false, errInvalidPools, true
+	}
+	return false, a.doesNotFit(ctx, node), true
 }

@@ -402,3 +402,80 @@ func TestAllocatorsDerivedFromOneShareWhatTheyPrepared(t *testing.T) {
 		t.Error("the allocator the others derive from prepared the claims again")
 	}
 }
+
+// TestFitsWithAWhatIfFromCountsIsFitsOnTheChangedState: where the claims
+// are answered from counts, FitsWithinWhatIf reads the answer off the
+// unchanged State and the devices the change releases; it must be what
+// the changed State answers, with devices held by one claim each, some
+// in a pool that every node reaches (never released on a node), releases
+// of random claims, and claims that match some devices or none.
+func TestFitsWithAWhatIfFromCountsIsFitsOnTheChangedState(t *testing.T) {
+	ctx := context.Background()
+	cluster := inventorygen.NvidiaH100(3)
+	network := cluster.Slices[0].DeepCopy()
+	network.Name, network.Spec.Pool.Name = "network", "network"
+	network.Spec.NodeName, network.Spec.AllNodes = nil, ptr.To(true)
+	cluster.Slices = append(cluster.Slices, network)
+	inv := inventory.New()
+	var allocs []*resourceapi.AllocationResult
+	for _, s := range cluster.Slices {
+		inv.Set(s)
+		for _, d := range s.Spec.Devices {
+			r := resourceapi.DeviceRequestAllocationResult{Request: "r", Driver: s.Spec.Driver, Pool: s.Spec.Pool.Name, Device: d.Name}
+			allocs = append(allocs, &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{r}}})
+		}
+	}
+	matcher := allocator.NewMatcher(cel.NewCache(10, cel.Features{}))
+	class := cluster.Classes[0].Name
+	selectors := [][]string{nil, {`device.attributes["resource.kubernetes.io"].pciBusID.endsWith("0")`}, {"false"}}
+	answered, fitting := 0, 0
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		held := map[types.UID]*resourceapi.AllocationResult{}
+		var heldList []*resourceapi.AllocationResult
+		for i, a := range allocs {
+			if rng.IntN(5) != 0 {
+				held[types.UID(strconv.Itoa(i))] = a
+				heldList = append(heldList, a)
+			}
+		}
+		a := allocator.New(structured.Features{}, allocator.NewState(inv, naiveState(held, nil)), cluster.ClassLister(), inv, matcher, allocator.FirstFit)
+		claims := []*resourceapi.ResourceClaim{inventorygen.ExactClaim("c", class, int64(1+rng.IntN(8)), selectors[rng.IntN(len(selectors))]...)}
+		for _, node := range cluster.Nodes {
+			// Fits keeps the counts the answer reads.
+			if _, err := a.Fits(ctx, node, claims); err != nil {
+				t.Fatal(err)
+			}
+			w := allocator.WhatIf{Node: node.Name}
+			for _, h := range heldList {
+				if rng.IntN(4) == 0 {
+					w.Release = append(w.Release, h)
+				}
+			}
+			want, err := a.WhatIf(w).Fits(ctx, node, claims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err, ok := a.FitsReleasingFromCounts(ctx, node, claims, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				answered++
+				if got != want {
+					t.Errorf("seed %d, %s on %s, %d released: from counts %v, on the changed State %v", seed, claims[0].Name, node.Name, len(w.Release), got, want)
+				}
+			}
+			if got, err := a.FitsWithinWhatIf(ctx, node, claims, w, 0); err != nil || got != want {
+				t.Errorf("seed %d, on %s: FitsWithinWhatIf %v, %v; on the changed State %v", seed, node.Name, got, err, want)
+			}
+			if want {
+				fitting++
+			}
+		}
+	}
+	t.Logf("%d answers from counts; %d of the changes leave room", answered, fitting)
+	if answered == 0 || fitting == 0 || fitting == 300 {
+		t.Errorf("%d answers from counts, %d of 300 fitting: the test checks too little", answered, fitting)
+	}
+}

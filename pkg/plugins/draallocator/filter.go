@@ -124,10 +124,12 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
-	alloc := s.alloc
+	// The dry run's change to the allocated devices, if any: an allocator
+	// over it is built only to explain (FitsWithinWhatIf).
+	var change allocator.WhatIf
 	if !d.empty() {
 		var preempting *v1.Pod
-		if alloc, preempting = pl.dryRunAllocator(ctx, s, d, nodeInfo); preempting != nil {
+		if change, preempting = pl.dryRunChange(ctx, s, d, nodeInfo); preempting != nil {
 			return nodeResolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)
 		}
 	}
@@ -141,7 +143,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	}
 	// Only whether the claims fit is needed here; the devices are
 	// searched again for the few nodes Score and Reserve look at.
-	fits, err := alloc.FitsWithin(ctx, node, claims, timeout)
+	fits, err := s.alloc.FitsWithinWhatIf(ctx, node, claims, change, timeout)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		// Possibly transient: an error sends the pod to backoff instead of
@@ -164,7 +166,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		if timeout > 0 {
 			deadline = start.Add(timeout)
 		}
-		reason := alloc.ExplainBefore(ctx, node, claims, deadline).String()
+		reason := s.alloc.WhatIf(change).ExplainBefore(ctx, node, claims, deadline).String()
 		// A preemption dry run's answer is only read as fits or not.
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
 			return nodeResolvable(logger, reason, pod, node)

@@ -140,17 +140,18 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 	return pl.args.Preemption != config.PreemptionDisabled
 }
 
-// dryRunAllocator returns the allocator that answers for the node under
-// the dry run: its removed pods' claims freed and its added pods' devices
-// taken (nominatedDevices: what their own preemption freed, never what
-// this dry run removes). Releases come before takes, so nothing taken is
-// freed. preempting is an added pod whose preemption is still under way
-// (nominatedDevices); the node is then not to be used.
-func (pl *DRAAllocator) dryRunAllocator(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (alloc *allocator.Allocator, preempting *v1.Pod) {
+// dryRunChange returns the change to the allocated devices under which
+// the dry run's node is answered for: its removed pods' claims freed and
+// its added pods' devices taken (nominatedDevices: what their own
+// preemption freed, never what this dry run removes). Releases come
+// before takes, so nothing taken is freed. preempting is an added pod
+// whose preemption is still under way (nominatedDevices); the node is
+// then not to be used.
+func (pl *DRAAllocator) dryRunChange(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (w allocator.WhatIf, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
-	w := allocator.WhatIf{Node: node, Release: pl.released(d, node, nodeInfo.GetPods())}
+	w = allocator.WhatIf{Node: node, Release: pl.released(d, node, nodeInfo.GetPods())}
 	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
-	return s.alloc.WhatIf(w), preempting
+	return w, preempting
 }
 
 // released returns the allocations that the dry run's removed pods free
