@@ -137,6 +137,35 @@ func fullNode2() (objs []runtime.Object) {
 	return objs
 }
 
+// node2Pods are sharedNode2's pods.
+type node2Pods struct {
+	shareLow, shareHigh, pairA, pairB, grouped, unreserved *v1.Pod
+}
+
+// sharedNode2 is node-2 with claims held in every way a dry run must
+// weigh: dev-0 is shared by a low pod and a high pod; dev-1 by two low
+// pods; dev-2 is reserved for a PodGroup; dev-3 is allocated, reserved
+// for nobody, and used by a low pod. The network device is held by a low
+// pod on node-2.
+func sharedNode2() (node2Pods, []runtime.Object) {
+	p := node2Pods{
+		shareLow:   boundPod("share-low", "node-2", lowPriority, "shared-high"),
+		shareHigh:  boundPod("share-high", "node-2", highPriority+1, "shared-high"),
+		pairA:      boundPod("pair-a", "node-2", lowPriority, "shared-pair"),
+		pairB:      boundPod("pair-b", "node-2", lowPriority, "shared-pair"),
+		grouped:    boundPod("grouped", "node-2", lowPriority, "group-claim"),
+		unreserved: boundPod("unreserved", "node-2", lowPriority, "unreserved", "net"),
+	}
+	return p, []runtime.Object{networkDevice(), p.shareLow, p.shareHigh, p.pairA, p.pairB, p.grouped, p.unreserved,
+		heldClaim("shared-high", "node-2", []string{"dev-0"}, consumer(p.shareLow), consumer(p.shareHigh)),
+		heldClaim("shared-pair", "node-2", []string{"dev-1"}, consumer(p.pairA), consumer(p.pairB)),
+		heldClaim("group-claim", "node-2", []string{"dev-2"}, resourceapi.ResourceClaimConsumerReference{
+			APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "podgroup-train"}),
+		heldClaim("unreserved", "node-2", []string{"dev-3"}),
+		heldClaim("net", "net", []string{"net-0"}, consumer(p.unreserved)),
+	}
+}
+
 // nodeInfo returns a copy of the harness's node, which a dry run may
 // change.
 func (h *harness) nodeInfo(name string) fwk.NodeInfo {
@@ -198,24 +227,9 @@ func TestADryRunFreesExactlyTheClaimsThatOnlyItsRemovedPodsHold(t *testing.T) {
 	nodes, objs := preemptionCluster()
 	low, held := fullNode1()
 	objs = append(objs, held...)
-	// Node-2: dev-0 is shared by a low pod and a high pod; dev-1 by two
-	// low pods; dev-2 is reserved for a PodGroup; dev-3 is allocated,
-	// reserved for nobody, and used by a low pod. The network device is
-	// held by a low pod on node-2.
-	shareLow := boundPod("share-low", "node-2", lowPriority, "shared-high")
-	shareHigh := boundPod("share-high", "node-2", highPriority+1, "shared-high")
-	pairA := boundPod("pair-a", "node-2", lowPriority, "shared-pair")
-	pairB := boundPod("pair-b", "node-2", lowPriority, "shared-pair")
-	grouped := boundPod("grouped", "node-2", lowPriority, "group-claim")
-	unreserved := boundPod("unreserved", "node-2", lowPriority, "unreserved", "net")
-	objs = append(objs, networkDevice(), shareLow, shareHigh, pairA, pairB, grouped, unreserved,
-		heldClaim("shared-high", "node-2", []string{"dev-0"}, consumer(shareLow), consumer(shareHigh)),
-		heldClaim("shared-pair", "node-2", []string{"dev-1"}, consumer(pairA), consumer(pairB)),
-		heldClaim("group-claim", "node-2", []string{"dev-2"}, resourceapi.ResourceClaimConsumerReference{
-			APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "podgroup-train"}),
-		heldClaim("unreserved", "node-2", []string{"dev-3"}),
-		heldClaim("net", "net", []string{"net-0"}, consumer(unreserved)),
-	)
+	n2, node2Objs := sharedNode2()
+	shareLow, pairA, pairB, grouped, unreserved := n2.shareLow, n2.pairA, n2.pairB, n2.grouped, n2.unreserved
+	objs = append(objs, node2Objs...)
 	for _, n := range []int64{1, 2, 4} {
 		pod, claim := preemptor(n)
 		claim.Name = fmt.Sprintf("want-%d", n)
@@ -317,20 +331,8 @@ func TestADryRunGivingVictimsBackAnswersAsOneThatRemovedOnlyTheRest(t *testing.T
 	nodes, objs := preemptionCluster()
 	low, held := fullNode1()
 	objs = append(objs, held...)
-	shareLow := boundPod("share-low", "node-2", lowPriority, "shared-high")
-	shareHigh := boundPod("share-high", "node-2", highPriority+1, "shared-high")
-	pairA := boundPod("pair-a", "node-2", lowPriority, "shared-pair")
-	pairB := boundPod("pair-b", "node-2", lowPriority, "shared-pair")
-	grouped := boundPod("grouped", "node-2", lowPriority, "group-claim")
-	unreserved := boundPod("unreserved", "node-2", lowPriority, "unreserved", "net")
-	objs = append(objs, networkDevice(), shareLow, shareHigh, pairA, pairB, grouped, unreserved,
-		heldClaim("shared-high", "node-2", []string{"dev-0"}, consumer(shareLow), consumer(shareHigh)),
-		heldClaim("shared-pair", "node-2", []string{"dev-1"}, consumer(pairA), consumer(pairB)),
-		heldClaim("group-claim", "node-2", []string{"dev-2"}, resourceapi.ResourceClaimConsumerReference{
-			APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "podgroup-train"}),
-		heldClaim("unreserved", "node-2", []string{"dev-3"}),
-		heldClaim("net", "net", []string{"net-0"}, consumer(unreserved)),
-	)
+	n2, node2Objs := sharedNode2()
+	objs = append(objs, node2Objs...)
 	for _, n := range []int64{1, 2, 3} {
 		pod, claim := preemptor(n)
 		claim.Name = fmt.Sprintf("want-%d", n)
@@ -341,7 +343,7 @@ func TestADryRunGivingVictimsBackAnswersAsOneThatRemovedOnlyTheRest(t *testing.T
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	logger := klog.FromContext(h.ctx)
-	victims := map[string][]*v1.Pod{"node-1": low, "node-2": {shareLow, pairA, pairB, grouped, unreserved}}
+	victims := map[string][]*v1.Pod{"node-1": low, "node-2": {n2.shareLow, n2.pairA, n2.pairB, n2.grouped, n2.unreserved}}
 	for _, n := range []int{1, 2, 3} {
 		pod, err := h.client.CoreV1().Pods(testNamespace).Get(h.ctx, fmt.Sprintf("want-%d", n), metav1.GetOptions{})
 		if err != nil {
