@@ -166,6 +166,20 @@ func sharedNode2() (node2Pods, []runtime.Object) {
 	}
 }
 
+// wantPreemptors are preemptors "want-<n>" asking for n devices each,
+// through claims of the same names.
+func wantPreemptors(counts ...int64) []runtime.Object {
+	var objs []runtime.Object
+	for _, n := range counts {
+		pod, claim := preemptor(n)
+		claim.Name = fmt.Sprintf("want-%d", n)
+		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
+		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
+		objs = append(objs, pod, claim)
+	}
+	return objs
+}
+
 // nodeInfo returns a copy of the harness's node, which a dry run may
 // change.
 func (h *harness) nodeInfo(name string) fwk.NodeInfo {
@@ -230,13 +244,7 @@ func TestADryRunFreesExactlyTheClaimsThatOnlyItsRemovedPodsHold(t *testing.T) {
 	n2, node2Objs := sharedNode2()
 	shareLow, pairA, pairB, grouped, unreserved := n2.shareLow, n2.pairA, n2.pairB, n2.grouped, n2.unreserved
 	objs = append(objs, node2Objs...)
-	for _, n := range []int64{1, 2, 4} {
-		pod, claim := preemptor(n)
-		claim.Name = fmt.Sprintf("want-%d", n)
-		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
-		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
-		objs = append(objs, pod, claim)
-	}
+	objs = append(objs, wantPreemptors(1, 2, 4)...)
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	want := func(n int) *v1.Pod {
@@ -286,13 +294,7 @@ func TestADryRunExplainsItsFirstAnswerButNotItsReprieves(t *testing.T) {
 	nodes, objs := preemptionCluster()
 	low, held := fullNode1()
 	objs = append(objs, held...)
-	for _, n := range []int64{4, 5} {
-		pod, claim := preemptor(n)
-		claim.Name = fmt.Sprintf("want-%d", n)
-		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
-		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
-		objs = append(objs, pod, claim)
-	}
+	objs = append(objs, wantPreemptors(4, 5)...)
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	cycleFor := func(n int) *cycle {
@@ -333,13 +335,7 @@ func TestADryRunGivingVictimsBackAnswersAsOneThatRemovedOnlyTheRest(t *testing.T
 	objs = append(objs, held...)
 	n2, node2Objs := sharedNode2()
 	objs = append(objs, node2Objs...)
-	for _, n := range []int64{1, 2, 3} {
-		pod, claim := preemptor(n)
-		claim.Name = fmt.Sprintf("want-%d", n)
-		pod.Name, pod.UID = claim.Name, types.UID("pod-"+claim.Name)
-		pod.Spec.ResourceClaims[0].ResourceClaimName = ptr.To(claim.Name)
-		objs = append(objs, pod, claim)
-	}
+	objs = append(objs, wantPreemptors(1, 2, 3)...)
 	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
 	logger := klog.FromContext(h.ctx)
