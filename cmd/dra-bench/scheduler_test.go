@@ -245,6 +245,13 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		if r.APIWrites <= 0 {
 			t.Errorf("%s: no API writes counted", r.Config)
 		}
+		var byKind int64
+		for _, n := range r.APIWritesBy {
+			byKind += n
+		}
+		if byKind != r.APIWrites || r.APIWritesBy["pods/binding POST"] < int64(r.Bound) {
+			t.Errorf("%s: API writes by kind %v add up to %d, with %d bindings; want %d writes, at least %d bindings", r.Config, r.APIWritesBy, byKind, r.APIWritesBy["pods/binding POST"], r.APIWrites, r.Bound)
+		}
 		wantGates := ""
 		if r.Config == schedbench.ConfigOurs {
 			wantGates = "SchedulerPreQueueingHints=true"

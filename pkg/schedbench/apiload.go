@@ -32,6 +32,29 @@ import (
 type apiLoad struct {
 	cpu    time.Duration
 	writes float64
+	// writesBy splits writes by what they wrote (writeKind).
+	writesBy map[string]float64
+}
+
+// writeKind names what a write request wrote: its resource, subresource
+// if any, and verb, as "resourceclaims/status PUT".
+func writeKind(resource, subresource, verb string) string {
+	if subresource != "" {
+		resource += "/" + subresource
+	}
+	return resource + " " + verb
+}
+
+// writesSince returns the writes of each kind served since before, the
+// kinds without any left out.
+func (l apiLoad) writesSince(before apiLoad) map[string]int64 {
+	out := map[string]int64{}
+	for kind, n := range l.writesBy {
+		if d := int64(n - before.writesBy[kind]); d > 0 {
+			out[kind] = d
+		}
+	}
+	return out
 }
 
 // writeVerbs are apiserver_request_total's verbs that change objects.
@@ -45,7 +68,7 @@ func currentAPILoad() (apiLoad, error) {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return apiLoad{}, fmt.Errorf("getrusage: %w", err)
 	}
-	load := apiLoad{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano())}
+	load := apiLoad{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), writesBy: map[string]float64{}}
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		return apiLoad{}, fmt.Errorf("gather kube-apiserver metrics: %w", err)
@@ -55,10 +78,14 @@ func currentAPILoad() (apiLoad, error) {
 			continue
 		}
 		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "verb" && writeVerbs[l.GetValue()] {
-					load.writes += m.GetCounter().GetValue()
-				}
+				labels[l.GetName()] = l.GetValue()
+			}
+			if verb := labels["verb"]; writeVerbs[verb] {
+				n := m.GetCounter().GetValue()
+				load.writes += n
+				load.writesBy[writeKind(labels["resource"], labels["subresource"], verb)] += n
 			}
 		}
 	}

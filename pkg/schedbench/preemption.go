@@ -268,6 +268,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil {
 		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
 		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
+		res.APIWritesBy = loadAfter.writesSince(loadBefore)
 	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(preemptors)

@@ -168,9 +168,12 @@ type Result struct {
 	// tool's clients) and APIWrites the write requests (POST, PUT, PATCH,
 	// APPLY, DELETE) kube-apiserver served, both while the measured pods
 	// (the preemptors) were created and scheduled; 0 with --kubeconfig and
-	// for the gang workload.
-	ControlPlaneCPUSeconds float64 `json:"controlPlaneCPUSeconds"`
-	APIWrites              int64   `json:"apiWrites"`
+	// for the gang workload. APIWritesBy splits APIWrites by resource,
+	// subresource and verb ("resourceclaims/status PUT"), so that a gap's
+	// API part can be told apart: whose writes, which objects.
+	ControlPlaneCPUSeconds float64          `json:"controlPlaneCPUSeconds"`
+	APIWrites              int64            `json:"apiWrites"`
+	APIWritesBy            map[string]int64 `json:"apiWritesBy,omitempty"`
 	// SetupNs covers control plane (or namespace), inventory and claims;
 	// SchedulerStartNs the scheduler's start until /readyz.
 	SetupNs          int64 `json:"setupNs"`
