@@ -168,7 +168,7 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 		}
 		reason := s.alloc.WhatIf(change).ExplainBefore(ctx, node, claims, deadline).String()
 		// A preemption dry run's answer is only read as fits or not.
-		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, d, pod, nodeInfo, claims) {
+		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, pod, nodeInfo, claims, change.Take) {
 			return nodeResolvable(logger, reason, pod, node)
 		}
 		return nodeUnresolvable(logger, reason, pod, node)

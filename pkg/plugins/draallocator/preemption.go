@@ -256,15 +256,17 @@ func (pl *DRAAllocator) onceReleased(alloc *allocator.Allocator, nodeInfo fwk.No
 }
 
 // preemptionMayHelp reports whether the claims would fit on the node had
-// every pod of lower priority than pod left it, under the dry run d (nil:
-// none): Filter then answers Unschedulable, so that DefaultPreemption
-// tries the node, instead of UnschedulableAndUnresolvable. It is
-// optimistic where it is cheap to be: the node's own devices hold only the
-// claims of the pods that stay (of at least the pod's priority, not
-// terminating) and of d's nominated pods, so a claim no staying pod uses
-// counts as free even where a dry run would not free it (a PodGroup's);
-// DefaultPreemption's dry run then finds no victims there.
-func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim) bool {
+// every pod of lower priority than pod left it, beside nominated: the
+// devices the nominated pods Filter added to the node take there (the
+// dry run's change, which removed no pod; nil: none). Filter then answers
+// Unschedulable, so that DefaultPreemption tries the node, instead of
+// UnschedulableAndUnresolvable. It is optimistic where it is cheap to be:
+// the node's own devices hold only the claims of the pods that stay (of at
+// least the pod's priority, not terminating) and of the nominated pods, so
+// a claim no staying pod uses counts as free even where a dry run would
+// not free it (a PodGroup's); DefaultPreemption's dry run then finds no
+// victims there.
+func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, nominated []*resourceapi.AllocationResult) bool {
 	if !pl.preemptionEnabled() || pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever {
 		return false
 	}
@@ -283,17 +285,7 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, d *
 		// No claims could be freed: the answer stands.
 		return false
 	}
-	var added map[types.UID]*v1.Pod
-	if d != nil {
-		added = d.added
-	}
-	node := nodeInfo.Node()
-	take, preempting := pl.nominatedDevices(ctx, s.others, added, nil, nodeInfo)
-	if preempting != nil {
-		// The node may be free for the pod once that preemption is done.
-		return true
-	}
-	take = append(take, pl.allocationsOf(staying)...)
-	fits, err := s.preempt.vacated(s.alloc).WhatIf(allocator.WhatIf{Take: take}).Fits(ctx, node, claims)
+	take := append(slices.Clone(nominated), pl.allocationsOf(staying)...)
+	fits, err := s.preempt.vacated(s.alloc).WhatIf(allocator.WhatIf{Take: take}).Fits(ctx, nodeInfo.Node(), claims)
 	return err == nil && fits
 }
