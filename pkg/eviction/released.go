@@ -45,27 +45,49 @@ func Released(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.P
 
 // Held is a claim a pod uses, as Released weighs it.
 type Held struct {
-	// Key is the claim's namespace/name.
-	Key   string
+	// Key is the claim's namespace and name.
+	Key   ClaimKey
 	Claim *resourceapi.ResourceClaim
 	// Allocation is the claim's allocation (Claims.Allocation), nil if
 	// it has none.
 	Allocation *resourceapi.AllocationResult
 }
 
+// ClaimKey identifies a claim: its namespace and name.
+type ClaimKey struct{ Namespace, Name string }
+
 // HeldBy returns the existing claims the pod uses (ClaimNames), each once.
+// Preemption asks it for every pod of every node it tries: it reads the
+// names off the pod as ClaimNames does, without building their list.
 func HeldBy(pod *v1.Pod, claims Claims) []Held {
-	var out []Held
-	for _, name := range ClaimNames(pod) {
-		key := pod.Namespace + "/" + name
-		if slices.ContainsFunc(out, func(h Held) bool { return h.Key == key }) {
-			continue
-		}
-		if claim := claims.Get(pod.Namespace, name); claim != nil {
-			out = append(out, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
+	ext := pod.Status.ExtendedResourceClaimStatus
+	n := len(pod.Spec.ResourceClaims)
+	if ext != nil {
+		n++
+	}
+	out := make([]Held, 0, n)
+	for i := range pod.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
+			out = appendHeld(out, pod.Namespace, *name, claims)
 		}
 	}
+	if ext != nil && ext.ResourceClaimName != "" {
+		out = appendHeld(out, pod.Namespace, ext.ResourceClaimName, claims)
+	}
 	return out
+}
+
+// appendHeld appends the claim namespace/name to held, unless held has it
+// already or it does not exist.
+func appendHeld(held []Held, namespace, name string, claims Claims) []Held {
+	key := ClaimKey{Namespace: namespace, Name: name}
+	if slices.ContainsFunc(held, func(h Held) bool { return h.Key == key }) {
+		return held
+	}
+	if claim := claims.Get(namespace, name); claim != nil {
+		held = append(held, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
+	}
+	return held
 }
 
 // ReleasedBy is Released with each pod's claims given by held, HeldBy's
@@ -109,12 +131,12 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 		held []Held
 	}
 	var (
-		used   sets.Set[string]
-		seen   = sets.New[string]()
+		used   sets.Set[ClaimKey]
+		seen   = sets.New[ClaimKey]()
 		out    []Release
 		here   []podClaims
-		index  map[string]int // which of out each claim given back is, by key
-		shared bool           // a claim given back is used by several pods here
+		index  map[ClaimKey]int // which of out each claim given back is, by key
+		shared bool             // a claim given back is used by several pods here
 	)
 	for _, pod := range evicted {
 		if pod.Spec.NodeName != node {
@@ -132,13 +154,13 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 				continue
 			}
 			if used == nil {
-				used = sets.New[string]()
+				used = sets.New[ClaimKey]()
 				for _, p := range staying() {
 					for _, sh := range held(p) {
 						used.Insert(sh.Key)
 					}
 				}
-				index = map[string]int{}
+				index = map[ClaimKey]int{}
 			}
 			if !used.Has(h.Key) {
 				index[h.Key] = len(out)

@@ -145,6 +145,31 @@ func TestClaimNamesNameTheSpecsClaimsAndTheExtendedResourceClaim(t *testing.T) {
 	}
 }
 
+func TestHeldByHoldsEachExistingClaimOfClaimNamesOnce(t *testing.T) {
+	p := pod("p", "node-1", "named", "missing")
+	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims,
+		v1.PodResourceClaim{Name: "again", ResourceClaimName: ptr.To("named")},
+		v1.PodResourceClaim{Name: "from-template", ResourceClaimTemplateName: ptr.To("tmpl")},
+		v1.PodResourceClaim{Name: "not-generated-yet", ResourceClaimTemplateName: ptr.To("tmpl")})
+	p.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "from-template", ResourceClaimName: ptr.To("p-from-template-x7")}}
+	p.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: "p-extended"}
+	claims := claimSet{}
+	for _, name := range []string{"named", "p-from-template-x7", "p-extended", "unused"} {
+		claims.claims = append(claims.claims, claim(name))
+	}
+	var got []string
+	for _, h := range HeldBy(p, claims) {
+		if h.Claim == nil || h.Key != (ClaimKey{Namespace: p.Namespace, Name: h.Claim.Name}) {
+			t.Errorf("held %+v: its key does not name its claim", h)
+			continue
+		}
+		got = append(got, h.Claim.Name)
+	}
+	if want := []string{"named", "p-from-template-x7", "p-extended"}; !slices.Equal(got, want) {
+		t.Errorf("HeldBy holds %v, want %v", got, want)
+	}
+}
+
 // TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree: evicting a
 // subset of the pods once evicted gives back exactly the allocations of
 // the first eviction's releases that the subset still frees
