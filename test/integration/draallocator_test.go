@@ -18,6 +18,7 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +51,7 @@ func TestDRAAllocator(t *testing.T) {
 		e.create(objects.DeviceClass(driver, driver),
 			objects.MakeSlice("shared-node-3", driver, "node-3").Device("dev-0", nil).Obj(),
 			objects.Claim("shared", e.ns, objects.ClaimSpec("dev", driver, 1)))
+		created := e.claim("shared").ManagedFields
 		e.create(objects.MakePod("sharer-1", e.ns).Scheduler(schedulerapp.Name).Claim("dev", "shared").Obj(),
 			objects.MakePod("sharer-2", e.ns).Scheduler(schedulerapp.Name).Claim("dev", "shared").Obj())
 		for _, name := range []string{"sharer-1", "sharer-2"} {
@@ -71,6 +73,21 @@ func TestDRAAllocator(t *testing.T) {
 		}
 		if !hasFinalizer(claim) {
 			t.Errorf("allocated claim lacks the %s finalizer: %v", resourceapi.Finalizer, claim.Finalizers)
+		}
+		// The scheduler's informer drops managedFields; its writes of the
+		// finalizer and the status leave the stored ones, and add its own.
+		if len(created) == 0 {
+			t.Fatal("the created claim has no managedFields")
+		}
+		for _, m := range created {
+			if !slices.ContainsFunc(claim.ManagedFields, func(got metav1.ManagedFieldsEntry) bool {
+				return got.Manager == m.Manager && got.Operation == m.Operation && got.Subresource == m.Subresource
+			}) {
+				t.Errorf("the creator's managedFields entry %s/%s is gone after the scheduler's writes: %+v", m.Manager, m.Operation, claim.ManagedFields)
+			}
+		}
+		if !slices.ContainsFunc(claim.ManagedFields, func(m metav1.ManagedFieldsEntry) bool { return m.Subresource == "status" }) {
+			t.Errorf("no managedFields entry for the scheduler's status write: %+v", claim.ManagedFields)
 		}
 	})
 

@@ -121,6 +121,7 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 	if recorder := h.EventRecorder(); recorder != nil {
 		sh.allocated.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
 	}
+	trimManagedFields(logger, h.SharedInformerFactory().Resource().V1().ResourceClaims().Informer())
 	claimsSynced, err := watchClaims(h.SharedInformerFactory(), sh.allocated, sh.requeue.changed, sh.guard)
 	if err != nil {
 		return nil, err
