@@ -28,7 +28,9 @@ limitations under the License.
 //   - Claims and device classes come from the framework's SharedDRAManager,
 //     and the plugin signals in-flight allocations and its writes to it as
 //     the in-tree plugin does, so the framework (and an in-tree profile in
-//     the same process) sees them.
+//     the same process) sees them. The claim informer drops managedFields
+//     (claimfeed.go's trimManagedFields, as kube-scheduler does for pods):
+//     nothing reads them, and writes without them keep the stored ones.
 //   - Which devices are taken comes from an allocator.Tracker: fed by the
 //     claim informer, by Reserve/Unreserve (in flight) and by the plugin's
 //     own status writes (recorded at once; older informer copies are
