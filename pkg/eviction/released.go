@@ -17,6 +17,7 @@ limitations under the License.
 package eviction
 
 import (
+	"iter"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -58,36 +59,19 @@ type ClaimKey struct{ Namespace, Name string }
 
 // HeldBy returns the existing claims the pod uses (ClaimNames), each once.
 // Preemption asks it for every pod of every node it tries: it reads the
-// names off the pod as ClaimNames does, without building their list.
+// names as they come (claimNames), without building their list.
 func HeldBy(pod *v1.Pod, claims Claims) []Held {
-	ext := pod.Status.ExtendedResourceClaimStatus
-	n := len(pod.Spec.ResourceClaims)
-	if ext != nil {
-		n++
-	}
-	out := make([]Held, 0, n)
-	for i := range pod.Spec.ResourceClaims {
-		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
-			out = appendHeld(out, pod.Namespace, *name, claims)
+	out := make([]Held, 0, len(pod.Spec.ResourceClaims)+1)
+	for name := range claimNames(pod) {
+		key := ClaimKey{Namespace: pod.Namespace, Name: name}
+		if slices.ContainsFunc(out, func(h Held) bool { return h.Key == key }) {
+			continue
+		}
+		if claim := claims.Get(pod.Namespace, name); claim != nil {
+			out = append(out, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
 		}
 	}
-	if ext != nil && ext.ResourceClaimName != "" {
-		out = appendHeld(out, pod.Namespace, ext.ResourceClaimName, claims)
-	}
 	return out
-}
-
-// appendHeld appends the claim namespace/name to held, unless held has it
-// already or it does not exist.
-func appendHeld(held []Held, namespace, name string, claims Claims) []Held {
-	key := ClaimKey{Namespace: namespace, Name: name}
-	if slices.ContainsFunc(held, func(h Held) bool { return h.Key == key }) {
-		return held
-	}
-	if claim := claims.Get(namespace, name); claim != nil {
-		held = append(held, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
-	}
-	return held
 }
 
 // ReleasedBy is Released with each pod's claims given by held, HeldBy's
@@ -214,14 +198,19 @@ func ReservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Po
 // its spec (generated ones as its status names them) and the claim of its
 // DRA-backed extended resources.
 func ClaimNames(pod *v1.Pod) []string {
-	var out []string
-	for i := range pod.Spec.ResourceClaims {
-		if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil {
-			out = append(out, *name)
+	return slices.Collect(claimNames(pod))
+}
+
+// claimNames yields ClaimNames' names one at a time.
+func claimNames(pod *v1.Pod) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range pod.Spec.ResourceClaims {
+			if name, _, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i]); err == nil && name != nil && !yield(*name) {
+				return
+			}
+		}
+		if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
+			yield(st.ResourceClaimName)
 		}
 	}
-	if st := pod.Status.ExtendedResourceClaimStatus; st != nil && st.ResourceClaimName != "" {
-		out = append(out, st.ResourceClaimName)
-	}
-	return out
 }
