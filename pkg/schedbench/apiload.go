@@ -30,10 +30,20 @@ import (
 // Differences over the measured phase show where a configuration's time
 // goes when the scheduler is not the bottleneck.
 type apiLoad struct {
-	cpu    time.Duration
-	writes float64
-	// writesBy splits writes by what they wrote (writeKind).
+	cpu time.Duration
+	// writesBy counts the write requests by what they wrote (writeKind).
 	writesBy map[string]float64
+}
+
+// recordLoad sets the result's control-plane CPU and API writes to what
+// the control plane did between before and after.
+func (r *Result) recordLoad(before, after apiLoad) {
+	r.ControlPlaneCPUSeconds = (after.cpu - before.cpu).Seconds()
+	r.APIWritesBy = after.writesSince(before)
+	r.APIWrites = 0
+	for _, n := range r.APIWritesBy {
+		r.APIWrites += n
+	}
 }
 
 // writeKind names what a write request wrote: its resource, subresource
@@ -83,9 +93,7 @@ func currentAPILoad() (apiLoad, error) {
 				labels[l.GetName()] = l.GetValue()
 			}
 			if verb := labels["verb"]; writeVerbs[verb] {
-				n := m.GetCounter().GetValue()
-				load.writes += n
-				load.writesBy[writeKind(labels["resource"], labels["subresource"], verb)] += n
+				load.writesBy[writeKind(labels["resource"], labels["subresource"], verb)] += m.GetCounter().GetValue()
 			}
 		}
 	}

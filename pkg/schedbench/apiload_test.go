@@ -19,23 +19,25 @@ package schedbench
 import (
 	"maps"
 	"testing"
+	"time"
 )
 
-func TestWritesSinceCountsEachKindsNewWritesOnly(t *testing.T) {
-	before := apiLoad{writesBy: map[string]float64{
+func TestARunRecordsEachKindsNewWritesOnly(t *testing.T) {
+	before := apiLoad{cpu: time.Second, writesBy: map[string]float64{
 		writeKind("pods", "", "POST"):                10,
 		writeKind("pods", "binding", "POST"):         4,
 		writeKind("resourceclaims", "status", "PUT"): 7,
 	}}
-	after := apiLoad{writesBy: map[string]float64{
+	after := apiLoad{cpu: 3 * time.Second, writesBy: map[string]float64{
 		writeKind("pods", "", "POST"):                10,
 		writeKind("pods", "binding", "POST"):         9,
 		writeKind("resourceclaims", "status", "PUT"): 8,
 		writeKind("resourceclaims", "", "DELETE"):    3,
 	}}
-	got := after.writesSince(before)
+	var r Result
+	r.recordLoad(before, after)
 	want := map[string]int64{"pods/binding POST": 5, "resourceclaims/status PUT": 1, "resourceclaims DELETE": 3}
-	if !maps.Equal(got, want) {
-		t.Errorf("writes since: %v, want %v", got, want)
+	if !maps.Equal(r.APIWritesBy, want) || r.APIWrites != 9 || r.ControlPlaneCPUSeconds != 2 {
+		t.Errorf("recorded %d writes %v, %.1fs of control plane CPU; want 9 writes %v, 2s", r.APIWrites, r.APIWritesBy, r.ControlPlaneCPUSeconds, want)
 	}
 }

@@ -266,9 +266,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	o.progress("%s: %d of %d preemptors bound; the kubelet stand-in ended %d graceful deletions", label, rec.CountBound(preemptors), len(preemptors), kubelet.deleted.Load())
 	res.recordUsage(sched, before)
 	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil {
-		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
-		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
-		res.APIWritesBy = loadAfter.writesSince(loadBefore)
+		res.recordLoad(loadBefore, loadAfter)
 	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(preemptors)

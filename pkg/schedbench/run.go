@@ -321,9 +321,7 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 
 	res.recordUsage(sched, before)
 	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil && o.Kubeconfig == "" {
-		res.ControlPlaneCPUSeconds = (loadAfter.cpu - loadBefore.cpu).Seconds()
-		res.APIWrites = int64(loadAfter.writes - loadBefore.writes)
-		res.APIWritesBy = loadAfter.writesSince(loadBefore)
+		res.recordLoad(loadBefore, loadAfter)
 	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(pods)
