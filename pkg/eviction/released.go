@@ -23,7 +23,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 )
 
@@ -41,7 +40,11 @@ type Claims interface {
 // that no pod of staying uses. staying is called only when a claim could
 // be given back, and returns the pods that stay on the node.
 func Released(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []*resourceapi.AllocationResult {
-	return ReleasedBy(node, evicted, staying, func(pod *v1.Pod) []Held { return HeldBy(pod, claims) })
+	var out []*resourceapi.AllocationResult
+	for _, r := range ReleasesBy(node, evicted, staying, claims) {
+		out = append(out, r.Allocation)
+	}
+	return out
 }
 
 // Held is a claim a pod uses, as Released weighs it.
@@ -58,31 +61,26 @@ type Held struct {
 type ClaimKey struct{ Namespace, Name string }
 
 // HeldBy returns the existing claims the pod uses (ClaimNames), each once.
-// Preemption asks it for every pod of every node it tries: it reads the
-// names as they come (claimNames), without building their list.
 func HeldBy(pod *v1.Pod, claims Claims) []Held {
-	out := make([]Held, 0, len(pod.Spec.ResourceClaims)+1)
+	return appendHeld(make([]Held, 0, len(pod.Spec.ResourceClaims)+1), pod, claims)
+}
+
+// appendHeld appends HeldBy's answer to dst. Preemption asks for every
+// pod of every node it tries: the names are read as they come
+// (claimNames), without building their list, and the claims of the pods
+// of a node share one array.
+func appendHeld(dst []Held, pod *v1.Pod, claims Claims) []Held {
+	start := len(dst)
 	for name := range claimNames(pod) {
 		key := ClaimKey{Namespace: pod.Namespace, Name: name}
-		if slices.ContainsFunc(out, func(h Held) bool { return h.Key == key }) {
+		if slices.ContainsFunc(dst[start:], func(h Held) bool { return h.Key == key }) {
 			continue
 		}
 		if claim := claims.Get(pod.Namespace, name); claim != nil {
-			out = append(out, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
+			dst = append(dst, Held{Key: key, Claim: claim, Allocation: claims.Allocation(claim)})
 		}
 	}
-	return out
-}
-
-// ReleasedBy is Released with each pod's claims given by held, HeldBy's
-// answer for the pod or a memo of it: a preemption dry run asks about the
-// same pods on one node again and again.
-func ReleasedBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []*resourceapi.AllocationResult {
-	var out []*resourceapi.AllocationResult
-	for _, r := range ReleasesBy(node, evicted, staying, held) {
-		out = append(out, r.Allocation)
-	}
-	return out
+	return dst
 }
 
 // Release is an allocation that evicting pods gives back, with the pods
@@ -107,53 +105,74 @@ func (r Release) FreedBy(evicted map[types.UID]*v1.Pod) bool {
 	return true
 }
 
-// ReleasesBy is ReleasedBy with what each allocation needs (Release). It
-// asks held about each pod once.
-func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, held func(*v1.Pod) []Held) []Release {
+// ReleasesBy is Released with what each allocation needs (Release). It
+// looks each pod's claims up once. A preemption dry run asks it on every
+// node it tries, for the few pods of each: it keeps its sets as lists
+// while they are short (keySet) and the claims of all pods, and what
+// the releases need, in one array each.
+func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []Release {
 	type podClaims struct {
-		uid  types.UID
-		held []Held
+		uid        types.UID
+		start, end int // its claims in held
 	}
 	var (
-		used   sets.Set[ClaimKey]
-		seen   = sets.New[ClaimKey]()
-		out    []Release
-		here   []podClaims
-		index  map[ClaimKey]int // which of out each claim given back is, by key
-		shared bool             // a claim given back is used by several pods here
+		held    []Held      // the claims of the evicted pods here
+		here    []podClaims // the evicted pods here
+		seen    keySet      // claims of evicted pods here
+		used    *keySet     // claims of staying pods, once a claim could be given back
+		out     []Release
+		outKeys keySet // out's claims, in out's order
+		needs   []types.UID
+		shared  bool // a claim given back is used by several pods here
 	)
 	for _, pod := range evicted {
 		if pod.Spec.NodeName != node {
 			continue
 		}
-		pc := podClaims{uid: pod.UID, held: held(pod)}
-		here = append(here, pc)
-		for _, h := range pc.held {
-			if seen.Has(h.Key) {
+		if here == nil {
+			// Room for a claim or two per pod, the common case.
+			n := len(evicted)
+			here, held, needs = make([]podClaims, 0, n), make([]Held, 0, n), make([]types.UID, 0, 2*n)
+			seen.list, outKeys.list, out = make([]ClaimKey, 0, n), make([]ClaimKey, 0, n), make([]Release, 0, n)
+		}
+		start := len(held)
+		held = appendHeld(held, pod, claims)
+		here = append(here, podClaims{uid: pod.UID, start: start, end: len(held)})
+		for _, h := range held[start:] {
+			if seen.has(h.Key) {
 				shared = true
 				continue
 			}
-			seen.Insert(h.Key)
+			seen.insert(h.Key)
 			if h.Allocation == nil || !ReservedOnlyFor(h.Claim, evicted) {
 				continue
 			}
 			if used == nil {
-				used = sets.New[ClaimKey]()
+				used = &keySet{}
+				var stayingHeld []Held
 				for _, p := range staying() {
-					for _, sh := range held(p) {
-						used.Insert(sh.Key)
+					stayingHeld = appendHeld(stayingHeld[:0], p, claims)
+					for _, sh := range stayingHeld {
+						if !used.has(sh.Key) {
+							used.insert(sh.Key)
+						}
 					}
 				}
-				index = map[ClaimKey]int{}
 			}
-			if !used.Has(h.Key) {
-				index[h.Key] = len(out)
-				needs := consumers(h.Claim)
-				if !slices.Contains(needs, pod.UID) {
-					needs = append(needs, pod.UID)
-				}
-				out = append(out, Release{Allocation: h.Allocation, Needs: needs})
+			if used.has(h.Key) {
+				continue
 			}
+			// The claim's consumers and the pod, in an array of their own
+			// within needs: appending to one copies it.
+			first := len(needs)
+			for _, c := range h.Claim.Status.ReservedFor {
+				needs = append(needs, c.UID)
+			}
+			if !slices.Contains(needs[first:], pod.UID) {
+				needs = append(needs, pod.UID)
+			}
+			outKeys.insert(h.Key)
+			out = append(out, Release{Allocation: h.Allocation, Needs: needs[first:len(needs):len(needs)]})
 		}
 	}
 	if !shared {
@@ -162,14 +181,53 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 	// Every evicted pod here that uses a claim given back must stay
 	// evicted for it to be.
 	for _, pc := range here {
-		for _, h := range pc.held {
-			if i, ok := index[h.Key]; ok && !slices.Contains(out[i].Needs, pc.uid) {
+		for _, h := range held[pc.start:pc.end] {
+			if i := outKeys.index(h.Key); i >= 0 && !slices.Contains(out[i].Needs, pc.uid) {
 				out[i].Needs = append(out[i].Needs, pc.uid)
 			}
 		}
 	}
 	return out
 }
+
+// keySet is a set of claim keys in the order inserted: a list while short,
+// where a scan costs less than hashing two strings, indexed by a map once
+// longer.
+type keySet struct {
+	list  []ClaimKey
+	byKey map[ClaimKey]int
+}
+
+// keySetShort is the longest keySet scanned without its map.
+const keySetShort = 16
+
+// insert adds k, which the set must not hold.
+func (s *keySet) insert(k ClaimKey) {
+	s.list = append(s.list, k)
+	switch {
+	case s.byKey != nil:
+		s.byKey[k] = len(s.list) - 1
+	case len(s.list) > keySetShort:
+		s.byKey = make(map[ClaimKey]int, 2*len(s.list))
+		for i, l := range s.list {
+			s.byKey[l] = i
+		}
+	}
+}
+
+// index returns where k was inserted, -1 if it was not.
+func (s *keySet) index(k ClaimKey) int {
+	if s.byKey == nil {
+		return slices.Index(s.list, k)
+	}
+	if i, ok := s.byKey[k]; ok {
+		return i
+	}
+	return -1
+}
+
+// has reports whether the set holds k.
+func (s *keySet) has(k ClaimKey) bool { return s.index(k) >= 0 }
 
 // consumers returns the UIDs of the pods the claim is reserved for.
 func consumers(claim *resourceapi.ResourceClaim) []types.UID {

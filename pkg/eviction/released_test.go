@@ -210,7 +210,6 @@ func TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree(t *testing.T) {
 			}
 			claims.claims = append(claims.claims, cl)
 		}
-		held := func(p *v1.Pod) []Held { return HeldBy(p, claims) }
 		evict := func(among []*v1.Pod) map[types.UID]*v1.Pod {
 			out := map[types.UID]*v1.Pod{}
 			for _, p := range among {
@@ -232,7 +231,7 @@ func TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree(t *testing.T) {
 			}
 		}
 		first := evict(pods)
-		releases := ReleasesBy("node-1", first, stayingWithout(first), held)
+		releases := ReleasesBy("node-1", first, stayingWithout(first), claims)
 		var firstEvicted []*v1.Pod
 		for _, p := range first {
 			firstEvicted = append(firstEvicted, p)
@@ -240,7 +239,7 @@ func TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree(t *testing.T) {
 		for step := range 4 {
 			later := evict(firstEvicted)
 			var want, got []string
-			for _, a := range ReleasedBy("node-1", later, stayingWithout(later), held) {
+			for _, a := range Released("node-1", later, stayingWithout(later), claims) {
 				want = append(want, a.Devices.Results[0].Device)
 			}
 			for _, r := range releases {
@@ -255,4 +254,127 @@ func TestGivingEvictedPodsBackFreesWhatTheirReleasesStillFree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReleasesByFollowsTheRuleOnNodesOfFewAndOfManyPods checks ReleasesBy
+// against the rule written plainly (releasesByRule), on nodes small enough
+// for its sets to stay lists and large enough for them to need maps
+// (keySetShort), with claims shared among pods, some reserved for pods
+// that are not evicted and some for a PodGroup.
+func TestReleasesByFollowsTheRuleOnNodesOfFewAndOfManyPods(t *testing.T) {
+	for _, size := range []struct{ pods, claims int }{{6, 8}, {40, 60}} {
+		for seed := range uint64(200) {
+			rng := rand.New(rand.NewPCG(seed, uint64(size.pods)))
+			var pods []*v1.Pod
+			for i := range size.pods {
+				node := "node-1"
+				if i%5 == 4 {
+					node = "node-2"
+				}
+				pods = append(pods, pod(fmt.Sprintf("p%d", i), node))
+			}
+			claims := claimIndex{}
+			for c := range size.claims {
+				name := fmt.Sprintf("c%d", c)
+				cl := claim(name)
+				// Mostly a pod's own claim; now and then one that several share.
+				users := 1
+				if rng.IntN(4) == 0 {
+					users = 2 + rng.IntN(3)
+				}
+				for range users {
+					p := pods[rng.IntN(len(pods))]
+					if slices.ContainsFunc(p.Spec.ResourceClaims, func(pc v1.PodResourceClaim) bool { return pc.Name == name }) {
+						continue
+					}
+					p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: name, ResourceClaimName: ptr.To(name)})
+					if rng.IntN(6) != 0 {
+						cl.Status.ReservedFor = append(cl.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{Resource: "pods", Name: p.Name, UID: p.UID})
+					}
+				}
+				switch rng.IntN(10) {
+				case 0:
+					cl.Status.ReservedFor = append(cl.Status.ReservedFor, resourceapi.ResourceClaimConsumerReference{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "g", UID: "pg"})
+				case 1:
+					cl.Status.Allocation = nil
+				}
+				claims[ClaimKey{Namespace: "ns", Name: name}] = cl
+			}
+			evicted := map[types.UID]*v1.Pod{}
+			var staying []*v1.Pod
+			for _, p := range pods {
+				switch {
+				case rng.IntN(4) != 0:
+					evicted[p.UID] = p
+				case p.Spec.NodeName == "node-1":
+					staying = append(staying, p)
+				}
+			}
+			got := describeReleases(ReleasesBy("node-1", evicted, func() []*v1.Pod { return staying }, claims))
+			want := describeReleases(releasesByRule("node-1", evicted, staying, claims))
+			if !slices.Equal(got, want) {
+				t.Errorf("%d pods, %d claims, seed %d: releases\n%v\nwant\n%v", size.pods, size.claims, seed, got, want)
+			}
+		}
+	}
+}
+
+// releasesByRule is ReleasesBy's rule written plainly: a claim an evicted
+// pod on node uses is given back when it is allocated, reserved only for
+// evicted pods and used by no staying pod; it needs its consumers and the
+// evicted pods on node that use it.
+func releasesByRule(node string, evicted map[types.UID]*v1.Pod, staying []*v1.Pod, claims Claims) []Release {
+	usedBy := map[ClaimKey][]types.UID{}
+	var keys []ClaimKey
+	for _, p := range evicted {
+		if p.Spec.NodeName != node {
+			continue
+		}
+		for _, h := range HeldBy(p, claims) {
+			if _, ok := usedBy[h.Key]; !ok {
+				keys = append(keys, h.Key)
+			}
+			usedBy[h.Key] = append(usedBy[h.Key], p.UID)
+		}
+	}
+	stays := map[ClaimKey]bool{}
+	for _, p := range staying {
+		for _, h := range HeldBy(p, claims) {
+			stays[h.Key] = true
+		}
+	}
+	var out []Release
+	for _, key := range keys {
+		c := claims.Get(key.Namespace, key.Name)
+		if claims.Allocation(c) == nil || !ReservedOnlyFor(c, evicted) || stays[key] {
+			continue
+		}
+		r := Release{Allocation: claims.Allocation(c)}
+		for _, rf := range c.Status.ReservedFor {
+			r.Needs = append(r.Needs, rf.UID)
+		}
+		for _, uid := range usedBy[key] {
+			if !slices.Contains(r.Needs, uid) {
+				r.Needs = append(r.Needs, uid)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// describeReleases names each release's device and the pods it needs,
+// sorted, so that releases found in any order compare.
+func describeReleases(releases []Release) []string {
+	var out []string
+	for _, r := range releases {
+		needs := make([]string, 0, len(r.Needs))
+		for _, uid := range r.Needs {
+			needs = append(needs, string(uid))
+		}
+		slices.Sort(needs)
+		out = append(out, fmt.Sprintf("%s needs %v", r.Allocation.Devices.Results[0].Device, needs))
+	}
+	slices.Sort(out)
+	return out
 }

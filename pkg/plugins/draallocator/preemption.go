@@ -169,7 +169,7 @@ func (pl *DRAAllocator) released(d *dryRun, node string, staying []fwk.PodInfo) 
 			pods = append(pods, pi.GetPod())
 		}
 		return pods
-	}, func(pod *v1.Pod) []eviction.Held { return eviction.HeldBy(pod, claimLookup{pl}) })
+	}, claimLookup{pl})
 	if len(d.added) == 0 {
 		d.releases = newDryRunReleases(d.removed, releases)
 	}
@@ -203,7 +203,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 	})
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
-	for _, pod := range pods {
+	for i, pod := range pods {
 		claims, err := pl.podClaims(pod)
 		if err != nil {
 			continue
@@ -230,7 +230,10 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 			taken[i] = &results[i]
 		}
 		out = append(out, taken...)
-		alloc = alloc.WhatIf(allocator.WhatIf{Take: taken})
+		if i < len(pods)-1 {
+			// What the pods after it take comes after what it takes.
+			alloc = alloc.WhatIf(allocator.WhatIf{Take: taken})
+		}
 	}
 	return out, preempting
 }
