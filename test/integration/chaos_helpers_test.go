@@ -67,13 +67,9 @@ const chaosWait = 3 * time.Minute
 // also runs while the chaos lasts.
 const chaosInterval = 3 * time.Second
 
-// chaosProfile is draConfig's main profile with the consistency check
-// every chaosInterval.
-const chaosProfile = `  plugins:
-    multiPoint:
-      enabled: [{name: DRAAllocator}]
-      disabled: [{name: DynamicResources}]
-  pluginConfig:
+// chaosProfile is draPlugins with the consistency check every
+// chaosInterval.
+const chaosProfile = draPlugins + `  pluginConfig:
   - name: DRAAllocator
     args: {consistencyCheckInterval: 3s}
 `

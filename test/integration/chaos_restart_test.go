@@ -32,21 +32,9 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
-// chaosLeaderConfig is chaosProfile with leader election on and
-// leaderConfig's short lease timings.
-const chaosLeaderConfig = `
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: true
-  resourceNamespace: dra-system
-  resourceName: dra-scheduler
-  leaseDuration: 3s
-  renewDeadline: 2s
-  retryPeriod: 500ms
-profiles:
-- schedulerName: dra-scheduler
-` + chaosProfile
+// chaosLeaderConfig is chaosProfile with leader election on and short
+// lease timings (leaderHeader).
+const chaosLeaderConfig = leaderHeader + chaosProfile
 
 // replicaCheck is a chaosVerdict's check of a scheduler process: what
 // the consistency check it runs on SIGUSR2 found (the differences it

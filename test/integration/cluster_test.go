@@ -54,14 +54,18 @@ profiles:
 // DynamicResources plugin allocates devices (enabled by default).
 const inTreeConfig = configHeader
 
-// draConfig is a dra-scheduler profile in which our DRAAllocator plugin
-// replaces the in-tree DynamicResources plugin, plus two profiles that
-// differ only in the scoring strategy (pods pick one by schedulerName).
-const draConfig = configHeader + `  plugins:
+// draPlugins is the plugins of a profile in which our DRAAllocator plugin
+// replaces the in-tree DynamicResources plugin.
+const draPlugins = `  plugins:
     multiPoint:
       enabled: [{name: DRAAllocator}]
       disabled: [{name: DynamicResources}]
-- schedulerName: dra-pack
+`
+
+// draConfig is a dra-scheduler profile with draPlugins, plus two profiles
+// that differ only in the scoring strategy (pods pick one by
+// schedulerName).
+const draConfig = configHeader + draPlugins + `- schedulerName: dra-pack
   plugins:
     multiPoint:
       enabled: [{name: DRAAllocator, weight: 10}]

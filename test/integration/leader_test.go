@@ -38,9 +38,9 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
-// leaderConfig is draConfig's main profile with leader election on and
-// short lease timings, for two replicas.
-const leaderConfig = `
+// leaderHeader is configHeader with leader election on and short lease
+// timings, for two replicas: the profile's plugins follow.
+const leaderHeader = `
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 leaderElection:
@@ -52,11 +52,10 @@ leaderElection:
   retryPeriod: 500ms
 profiles:
 - schedulerName: dra-scheduler
-  plugins:
-    multiPoint:
-      enabled: [{name: DRAAllocator}]
-      disabled: [{name: DynamicResources}]
 `
+
+// leaderConfig is leaderHeader with draPlugins.
+const leaderConfig = leaderHeader + draPlugins
 
 // replica is a dra-scheduler process started from the test binary.
 type replica struct {
