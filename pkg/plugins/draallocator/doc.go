@@ -125,9 +125,7 @@ limitations under the License.
 //     still out free (dryRunReleases), so each node's removed pods' claims
 //     are looked up once. Where allocations' devices are
 //     (allocator.Placements) outlives the cycle, until the inventory
-//     changes, and so does what "may preemption help" needs of each
-//     node's pods (nodePods: the top priority of the pods that stay and
-//     whether any uses claims), per version of the node.
+//     changes.
 //     An assigned pod's deletion lets a preemptor that
 //     DefaultPreemption gated go on (preemptionmetrics.go counts victims
 //     and times nominations from the same pod events).
@@ -216,9 +214,7 @@ limitations under the License.
 //	preemption   preemptionMemo (preemptionmemo.go), in stateData, shared by
 //	memo         every clone of the cycle state; its own Once;
 //	             dryRunReleases, in a dryRun, made once and then only read;
-//	             the plugin's kept placements, an atomic pointer; its
-//	             nodePodsMemo, a sync.Map of entries made once, each for
-//	             one NodeInfo generation
+//	             the plugin's kept placements, an atomic pointer
 //
 // # Invariants
 //

@@ -60,9 +60,6 @@ type DRAAllocator struct {
 	// placements outlives cycles: where allocations' devices are in the
 	// inventory (keptPlacements, preemptionmemo.go).
 	placements atomic.Pointer[allocator.Placements]
-	// nodePods outlives cycles too: what "may preemption help" needs of
-	// each node's pods, per version of the node (preemptionmemo.go).
-	nodePods nodePodsMemo
 
 	// shared is what every profile of the scheduler shares: inventory,
 	// tracker of allocated and in-flight devices, requeuer, panic guard.

@@ -276,18 +276,13 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, pod
 	priority := corev1helpers.PodPriority(pod)
 	var staying []*v1.Pod
 	leaving := false
-	if summary := pl.nodePods.of(nodeInfo); summary.topStaying < priority {
-		// Every pod leaves: no need to look at them one by one.
-		leaving = summary.withClaims
-	} else {
-		for _, pi := range nodeInfo.GetPods() {
-			p := pi.GetPod()
-			if corev1helpers.PodPriority(p) < priority || p.DeletionTimestamp != nil {
-				leaving = leaving || hasClaims(p)
-				continue
-			}
-			staying = append(staying, p)
+	for _, pi := range nodeInfo.GetPods() {
+		p := pi.GetPod()
+		if corev1helpers.PodPriority(p) < priority || p.DeletionTimestamp != nil {
+			leaving = leaving || hasClaims(p)
+			continue
 		}
+		staying = append(staying, p)
 	}
 	if !leaving {
 		// No claims could be freed: the answer stands.

@@ -18,15 +18,11 @@ package draallocator
 
 import (
 	"maps"
-	"math"
 	"sync"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
-	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
@@ -119,60 +115,3 @@ func (pl *DRAAllocator) keptPlacements() *allocator.Placements {
 // keptPlacementsSlack is how many allocations beyond twice the inventory's
 // device count keptPlacements lets its memo hold.
 const keptPlacementsSlack = 1024
-
-// nodePods is what "may preemption help" needs of a node's pods, read once
-// per version of the node (NodeInfo's generation, which every pod added,
-// updated or removed there changes; a pod's priority never changes): the
-// highest priority of a pod that stays unless preempted, and whether any
-// pod uses claims. Filter asks on every node in every cycle; where the pod
-// outranks every staying pod, the answer needs no look at the pods.
-type nodePods struct {
-	generation int64
-	// topStaying is the highest priority of a pod not terminating;
-	// math.MinInt32 when there is none.
-	topStaying int32
-	withClaims bool
-}
-
-// summarize reads nodeInfo's pods into a nodePods.
-func summarize(nodeInfo fwk.NodeInfo) *nodePods {
-	n := &nodePods{generation: nodeInfo.GetGeneration(), topStaying: math.MinInt32}
-	for _, pi := range nodeInfo.GetPods() {
-		p := pi.GetPod()
-		if p.DeletionTimestamp == nil {
-			n.topStaying = max(n.topStaying, corev1helpers.PodPriority(p))
-		}
-		n.withClaims = n.withClaims || hasClaims(p)
-	}
-	return n
-}
-
-// nodePodsMemo keeps each node's nodePods across cycles, by node name:
-// an entry answers only for the generation it was read at. It forgets
-// everything once it has stored nodePodsMemoForget more entries than it
-// had when it last did, so nodes gone leave nothing behind for long.
-type nodePodsMemo struct {
-	byNode sync.Map // node name -> *nodePods
-	stores atomic.Int64
-}
-
-// nodePodsMemoForget is how many stores (a node's pods changed since its
-// entry) the memo takes before it starts afresh.
-const nodePodsMemoForget = 100_000
-
-// of returns nodeInfo's nodePods, read again when its pods changed.
-func (m *nodePodsMemo) of(nodeInfo fwk.NodeInfo) *nodePods {
-	name := nodeInfo.Node().Name
-	if v, ok := m.byNode.Load(name); ok {
-		if n := v.(*nodePods); n.generation == nodeInfo.GetGeneration() {
-			return n
-		}
-	}
-	n := summarize(nodeInfo)
-	if m.stores.Add(1) > nodePodsMemoForget {
-		m.stores.Store(0)
-		m.byNode.Clear()
-	}
-	m.byNode.Store(name, n)
-	return n
-}
