@@ -60,15 +60,10 @@ type Held struct {
 // ClaimKey identifies a claim: its namespace and name.
 type ClaimKey struct{ Namespace, Name string }
 
-// HeldBy returns the existing claims the pod uses (ClaimNames), each once.
-func HeldBy(pod *v1.Pod, claims Claims) []Held {
-	return appendHeld(make([]Held, 0, len(pod.Spec.ResourceClaims)+1), pod, claims)
-}
-
-// appendHeld appends HeldBy's answer to dst. Preemption asks for every
-// pod of every node it tries: the names are read as they come
-// (claimNames), without building their list, and the claims of the pods
-// of a node share one array.
+// appendHeld appends the existing claims the pod uses (ClaimNames) to
+// dst, each once. Preemption asks for every pod of every node it tries:
+// the names are read as they come (claimNames), without building their
+// list, and the claims of the pods of a node share one array.
 func appendHeld(dst []Held, pod *v1.Pod, claims Claims) []Held {
 	start := len(dst)
 	for name := range claimNames(pod) {

@@ -145,7 +145,7 @@ func TestClaimNamesNameTheSpecsClaimsAndTheExtendedResourceClaim(t *testing.T) {
 	}
 }
 
-func TestHeldByHoldsEachExistingClaimOfClaimNamesOnce(t *testing.T) {
+func TestAppendHeldHoldsEachExistingClaimOfClaimNamesOnce(t *testing.T) {
 	p := pod("p", "node-1", "named", "missing")
 	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims,
 		v1.PodResourceClaim{Name: "again", ResourceClaimName: ptr.To("named")},
@@ -158,7 +158,7 @@ func TestHeldByHoldsEachExistingClaimOfClaimNamesOnce(t *testing.T) {
 		claims.claims = append(claims.claims, claim(name))
 	}
 	var got []string
-	for _, h := range HeldBy(p, claims) {
+	for _, h := range appendHeld(nil, p, claims) {
 		if h.Claim == nil || h.Key != (ClaimKey{Namespace: p.Namespace, Name: h.Claim.Name}) {
 			t.Errorf("held %+v: its key does not name its claim", h)
 			continue
@@ -166,7 +166,7 @@ func TestHeldByHoldsEachExistingClaimOfClaimNamesOnce(t *testing.T) {
 		got = append(got, h.Claim.Name)
 	}
 	if want := []string{"named", "p-from-template-x7", "p-extended"}; !slices.Equal(got, want) {
-		t.Errorf("HeldBy holds %v, want %v", got, want)
+		t.Errorf("appendHeld holds %v, want %v", got, want)
 	}
 }
 
@@ -330,7 +330,7 @@ func releasesByRule(node string, evicted map[types.UID]*v1.Pod, staying []*v1.Po
 		if p.Spec.NodeName != node {
 			continue
 		}
-		for _, h := range HeldBy(p, claims) {
+		for _, h := range appendHeld(nil, p, claims) {
 			if _, ok := usedBy[h.Key]; !ok {
 				keys = append(keys, h.Key)
 			}
@@ -339,7 +339,7 @@ func releasesByRule(node string, evicted map[types.UID]*v1.Pod, staying []*v1.Po
 	}
 	stays := map[ClaimKey]bool{}
 	for _, p := range staying {
-		for _, h := range HeldBy(p, claims) {
+		for _, h := range appendHeld(nil, p, claims) {
 			stays[h.Key] = true
 		}
 	}

@@ -203,7 +203,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 	})
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
-	for i, pod := range pods {
+	for at, pod := range pods {
 		claims, err := pl.podClaims(pod)
 		if err != nil {
 			continue
@@ -230,7 +230,7 @@ func (pl *DRAAllocator) nominatedDevices(ctx context.Context, alloc *allocator.A
 			taken[i] = &results[i]
 		}
 		out = append(out, taken...)
-		if i < len(pods)-1 {
+		if at < len(pods)-1 {
 			// What the pods after it take comes after what it takes.
 			alloc = alloc.WhatIf(allocator.WhatIf{Take: taken})
 		}
