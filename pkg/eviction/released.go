@@ -224,15 +224,6 @@ func (s *keySet) index(k ClaimKey) int {
 // has reports whether the set holds k.
 func (s *keySet) has(k ClaimKey) bool { return s.index(k) >= 0 }
 
-// consumers returns the UIDs of the pods the claim is reserved for.
-func consumers(claim *resourceapi.ResourceClaim) []types.UID {
-	out := make([]types.UID, 0, len(claim.Status.ReservedFor)+1)
-	for _, c := range claim.Status.ReservedFor {
-		out = append(out, c.UID)
-	}
-	return out
-}
-
 // ReservedOnlyFor reports whether every consumer in the claim's
 // reservedFor is one of pods.
 func ReservedOnlyFor(claim *resourceapi.ResourceClaim, pods map[types.UID]*v1.Pod) bool {
