@@ -18,8 +18,10 @@ package schedbench
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -328,6 +330,61 @@ func TestCPUVsDevicePlugin(t *testing.T) {
 	}
 }
 
+// TestP99FloorVsDevicePlugin checks the p99 ratio against device-plugin's
+// and the floor the control plane's CPU sets under it.
+func TestP99FloorVsDevicePlugin(t *testing.T) {
+	res := func(c Config, pods int, p99 time.Duration, sched, cp float64) Result {
+		return Result{Nodes: 10, Config: c, Pods: pods, Bound: pods, Latency: Latency{P99Ns: int64(p99)},
+			SchedulerCPUSeconds: sched, ControlPlaneCPUSeconds: cp, Preemption: &PreemptionResult{}}
+	}
+	type ratios struct{ p99, controlPlane, floor float64 } // 0: absent
+	for _, tc := range []struct {
+		name    string
+		results []Result
+		want    []ratios // per result
+	}{
+		{"a scheduler as cheap as device-plugin's beside ours' control plane sets the floor",
+			[]Result{res(ConfigOurs, 10, 15*time.Second, 14, 16), res(ConfigDevicePlugin, 10, 10*time.Second, 10, 10)},
+			[]ratios{{1.5, 1.6, 1.3}, {1, 1, 1}}},
+		{"the control plane's CPU is compared per measured pod",
+			[]Result{res(ConfigOurs, 20, 2*time.Second, 4, 12), res(ConfigDevicePlugin, 10, time.Second, 1, 3)},
+			[]ratios{{2, 2, 1.75}, {1, 1, 1}}},
+		{"a control plane whose CPU reads 0 (another cluster's) gives no control-plane ratio and no floor",
+			[]Result{res(ConfigOurs, 10, 2*time.Second, 2, 0), res(ConfigDevicePlugin, 10, time.Second, 1, 0)},
+			[]ratios{{2, 0, 0}, {1, 0, 0}}},
+		{"a run that bound nothing gives no p99 ratio",
+			[]Result{{Nodes: 10, Config: ConfigOurs, Pods: 10, SchedulerCPUSeconds: 1, ControlPlaneCPUSeconds: 2},
+				res(ConfigDevicePlugin, 10, time.Second, 1, 1)},
+			[]ratios{{0, 2, 1.5}, {1, 1, 1}}},
+		{"without a device-plugin result there is nothing to compare",
+			[]Result{res(ConfigOurs, 10, time.Second, 1, 1), res(ConfigInTree, 10, time.Second, 1, 1)},
+			[]ratios{{}, {}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &Report{Results: tc.results}
+			rep.fillComparisons()
+			for i, r := range rep.Results {
+				for _, f := range []struct {
+					name string
+					got  *float64
+					want float64
+				}{
+					{"p99", r.P99VsDevicePlugin, tc.want[i].p99},
+					{"control plane CPU", r.ControlPlaneCPUVsDevicePlugin, tc.want[i].controlPlane},
+					{"p99 floor", r.P99FloorVsDevicePlugin, tc.want[i].floor},
+				} {
+					switch {
+					case f.want == 0 && f.got != nil:
+						t.Errorf("%s: %s vs device-plugin %v, want none", r.Config, f.name, *f.got)
+					case f.want != 0 && (f.got == nil || math.Abs(*f.got-f.want) > 1e-9):
+						t.Errorf("%s: %s vs device-plugin %v, want %v", r.Config, f.name, deref(f.got), f.want)
+					}
+				}
+			}
+		})
+	}
+}
+
 func TestTablesShowTheDevicePluginComparison(t *testing.T) {
 	burst := sampleReport()
 	dp := burst.Results[5]
@@ -336,16 +393,16 @@ func TestTablesShowTheDevicePluginComparison(t *testing.T) {
 	burst.fillComparisons()
 	preemption := samplePreemptionReport()
 	pdp := preemption.Results[0]
-	pdp.Config, pdp.SchedulerCPUSeconds, pdp.APIWrites = ConfigDevicePlugin, 0.1, 100
-	preemption.Results[0].APIWrites = 200
+	pdp.Config, pdp.SchedulerCPUSeconds, pdp.ControlPlaneCPUSeconds, pdp.APIWrites = ConfigDevicePlugin, 0.1, 0.4, 100
+	preemption.Results[0].APIWrites, preemption.Results[0].ControlPlaneCPUSeconds = 200, 0.8
 	preemption.Results = append(preemption.Results, pdp)
 	preemption.fillComparisons()
 	out := collapsedTable(t, burst) + "\n" + collapsedTable(t, preemption)
 	wantRows(t, out, []tableRow{
 		{"the burst table compares ours' CPU with device-plugin's at 500 nodes", "500 ours 100 100 556ms 180 120ms 240ms 360ms 480ms 2.00× 50% 150 1.50 3.00× - -"},
 		{"device-plugin's writes per pod are reported", "500 device-plugin 100 100 278ms 360 25ms 50ms 75ms 100ms 4.00× 100% 150 0.50 1.00× - 3.0"},
-		{"the preemption table has the CPU ratio and writes per preemptor", "32 ours 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.40 50.0 4.00× 25.0"},
-		{"device-plugin's preemption row", "32 device-plugin 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.10 12.5 1.00× 12.5"},
+		{"the preemption table has the CPU ratio and writes per preemptor", "32 ours 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.40 50.0 4.00× 25.0 1.00× 2.00× 1.80×"},
+		{"device-plugin's preemption row", "32 device-plugin 8 8 30 30 1.6s 300ms 1.6s 1.6s 0.10 12.5 1.00× 12.5 1.00× 1.00× 1.00×"},
 	})
 }
 

@@ -31,7 +31,9 @@ limitations under the License.
 //     without DRA: as units of an extended resource in their container's
 //     limits and requests, which every node advertises Shape.DevicesPerNode
 //     of in its status (deviceplugin.go). It is the baseline DRA is
-//     compared with (Result.CPUVsDevicePlugin). Its resource,
+//     compared with (Result.CPUVsDevicePlugin, P99VsDevicePlugin, and
+//     P99FloorVsDevicePlugin: the p99 ratio the control plane's extra
+//     work alone leaves, where the two share the cores). Its resource,
 //     DevicePluginResource, is dra-bench.example.com/device, not
 //     nvidia.com/gpu: the shapes' DeviceClass maps nvidia.com/gpu through
 //     extendedResourceName, and kube-scheduler would allocate it through
@@ -135,7 +137,8 @@ limitations under the License.
 //     that died are counted in the Result and make Run's caller fail.
 //   - Ratios are absent rather than made of a zero: CPUVsDevicePlugin
 //     needs both schedulers' CPU above 0, which /proc counts in 10 ms
-//     clock ticks, so a small run may read 0.
+//     clock ticks, so a small run may read 0; the control plane's ratios
+//     need its CPU, which another cluster's (--kubeconfig) does not give.
 //   - The child scheduler is always killed, also on errors and interrupts;
 //     the control plane is always stopped.
 //   - No package-level mutable state: everything lives in Options and the

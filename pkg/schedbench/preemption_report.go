@@ -96,16 +96,18 @@ func (r Result) cpuPerPreemptor() time.Duration {
 // SpanNs (first preemptor created to last bound); API writes/preemptor
 // counts every write while the preemptors were created and scheduled:
 // their creation and binding, the victims' deletions and the scheduler's
-// events and status updates.
+// events and status updates; p99 floor is P99FloorVsDevicePlugin, what
+// the control plane's CPU leaves of the p99 ratio.
 func (rep *Report) writePreemptionTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tpreemptors\tbound\tvictims\tminimum\ttime\tp50\tp99\tmax\tsched CPU s\tCPU ms/preemptor\tCPU vs device-plugin\tAPI writes/preemptor\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tpreemptors\tbound\tvictims\tminimum\ttime\tp50\tp99\tmax\tsched CPU s\tCPU ms/preemptor\tCPU vs device-plugin\tAPI writes/preemptor\tp99 vs device-plugin\tcontrol plane CPU vs device-plugin\tp99 floor\t")
 	for _, r := range rep.Results {
 		p := r.preemptionOrEmpty()
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.Nodes, r.Config, r.Pods, r.Bound, p.Victims, p.MinVictims, fmtNs(r.SpanNs, r.Bound),
 			fmtNs(r.Latency.P50Ns, r.Bound), fmtNs(r.Latency.P99Ns, r.Bound), fmtNs(r.Latency.MaxNs, r.Bound),
-			fmtFloat(r.SchedulerCPUSeconds), fmtMillis(r.cpuPerPreemptor()), fmtRatio(r.CPUVsDevicePlugin), r.writesPerPod())
+			fmtFloat(r.SchedulerCPUSeconds), fmtMillis(r.cpuPerPreemptor()), fmtRatio(r.CPUVsDevicePlugin), r.writesPerPod(),
+			fmtRatio(r.P99VsDevicePlugin), fmtRatio(r.ControlPlaneCPUVsDevicePlugin), fmtRatio(r.P99FloorVsDevicePlugin))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -157,6 +157,22 @@ type Result struct {
 	// CPU is read from /proc in clock ticks of 10 ms, so a small run may
 	// read 0, and a ratio to (or of) 0 would say nothing.
 	CPUVsDevicePlugin *float64 `json:"cpuVsDevicePlugin,omitempty"`
+	// P99VsDevicePlugin is Latency.P99Ns over device-plugin's at the same
+	// size. The two after it tell how much of it is the API's:
+	// ControlPlaneCPUVsDevicePlugin is ControlPlaneCPUSeconds per measured
+	// pod over device-plugin's, and P99FloorVsDevicePlugin the p99 ratio
+	// expected of a scheduler as cheap as device-plugin's beside this
+	// run's control plane: (device-plugin's scheduler CPU + this control
+	// plane's) over device-plugin's two together, per measured pod. Where
+	// the scheduler and the control plane keep the same cores busy, a
+	// burst's span, and so its p99, follows their CPU together
+	// (docs/benchmarks.md), so no scheduler's p99 ratio comes below the
+	// floor but by the run's noise. Each is absent without a device-plugin
+	// result and where a time it divides reads 0 (ControlPlaneCPUSeconds
+	// is 0 with --kubeconfig and for gangs).
+	P99VsDevicePlugin             *float64 `json:"p99VsDevicePlugin,omitempty"`
+	ControlPlaneCPUVsDevicePlugin *float64 `json:"controlPlaneCPUVsDevicePlugin,omitempty"`
+	P99FloorVsDevicePlugin        *float64 `json:"p99FloorVsDevicePlugin,omitempty"`
 	// SchedulerPeakRSSBytes is the scheduler process' VmHWM at the end;
 	// SchedulerCPUSeconds its CPU time (user + system) while the measured
 	// pods were scheduled, SchedulerCPUTotalSeconds since it started.
@@ -209,8 +225,8 @@ type Result struct {
 func (r Result) Failed() bool { return r.problem() != "" }
 
 // fillComparisons sets the ratios of every result against in-tree and
-// no-claims at the same size, and its scheduler CPU per pod against
-// device-plugin's (cpuPerPod).
+// no-claims at the same size, and against device-plugin's
+// (compareWithDevicePlugin).
 func (rep *Report) fillComparisons() {
 	devicePlugin := func(nodes int) *Result {
 		for i := range rep.Results {
@@ -230,10 +246,10 @@ func (rep *Report) fillComparisons() {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		r.RatioVsInTree, r.PercentOfNoClaims, r.CPUVsDevicePlugin = nil, nil, nil
-		if dp := devicePlugin(r.Nodes); dp != nil && r.cpuPerPod() > 0 {
-			v := r.cpuPerPod() / dp.cpuPerPod()
-			r.CPUVsDevicePlugin = &v
+		r.RatioVsInTree, r.PercentOfNoClaims = nil, nil
+		r.CPUVsDevicePlugin, r.P99VsDevicePlugin, r.ControlPlaneCPUVsDevicePlugin, r.P99FloorVsDevicePlugin = nil, nil, nil, nil
+		if dp := devicePlugin(r.Nodes); dp != nil {
+			r.compareWithDevicePlugin(dp)
 		}
 		if r.PodsPerSecond <= 0 {
 			continue
@@ -247,6 +263,38 @@ func (rep *Report) fillComparisons() {
 			r.PercentOfNoClaims = &v
 		}
 	}
+}
+
+// compareWithDevicePlugin sets r's ratios against dp, the device-plugin
+// result at its size (whose scheduler CPU per pod is not 0): the
+// scheduler's CPU, p99, the control plane's CPU and the p99 floor that
+// the control plane's CPU sets.
+func (r *Result) compareWithDevicePlugin(dp *Result) {
+	ratio := func(a, b float64) *float64 {
+		if a <= 0 || b <= 0 {
+			return nil
+		}
+		v := a / b
+		return &v
+	}
+	r.CPUVsDevicePlugin = ratio(r.cpuPerPod(), dp.cpuPerPod())
+	if r.Bound > 0 && dp.Bound > 0 {
+		r.P99VsDevicePlugin = ratio(float64(r.Latency.P99Ns), float64(dp.Latency.P99Ns))
+	}
+	cp, dpCP := r.controlPlaneCPUPerPod(), dp.controlPlaneCPUPerPod()
+	r.ControlPlaneCPUVsDevicePlugin = ratio(cp, dpCP)
+	if r.ControlPlaneCPUVsDevicePlugin != nil {
+		r.P99FloorVsDevicePlugin = ratio(dp.cpuPerPod()+cp, dp.cpuPerPod()+dpCP)
+	}
+}
+
+// controlPlaneCPUPerPod is the control plane's CPU seconds per measured
+// pod, 0 when it read 0 or no pod was measured.
+func (r Result) controlPlaneCPUPerPod() float64 {
+	if r.Pods <= 0 || r.ControlPlaneCPUSeconds <= 0 {
+		return 0
+	}
+	return r.ControlPlaneCPUSeconds / float64(r.Pods)
 }
 
 // cpuPerPod is the scheduler's CPU seconds per measured pod (preemptor,
