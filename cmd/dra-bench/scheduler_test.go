@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -242,6 +243,28 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		default:
 			t.Logf("%s: no CPU ratio: CPU %.2fs, device-plugin's %.2fs", r.Config, cpu, dpCPU)
 		}
+		if want := float64(r.Latency.P99Ns) / float64(devicePlugin.Latency.P99Ns); r.P99VsDevicePlugin == nil || math.Abs(*r.P99VsDevicePlugin-want) > 1e-9 {
+			t.Errorf("%s: p99 vs device-plugin %v, want %v", r.Config, ratioOrAbsent(r.P99VsDevicePlugin), want)
+		}
+		// The control plane's CPU, also read in ticks, gives its ratio and,
+		// with device-plugin's scheduler CPU, the p99 floor.
+		perPod := func(s float64, r schedbench.Result) float64 { return s / float64(r.Pods) }
+		dpSched, dpCP, cp := perPod(devicePlugin.SchedulerCPUSeconds, devicePlugin), perPod(devicePlugin.ControlPlaneCPUSeconds, devicePlugin), perPod(r.ControlPlaneCPUSeconds, r)
+		checkRatio := func(name string, got *float64, want float64, inputs ...float64) {
+			for _, v := range inputs {
+				if v <= 0 {
+					if got != nil {
+						t.Errorf("%s: %s vs device-plugin %v, though a time it needs read 0 (%v)", r.Config, name, *got, inputs)
+					}
+					return
+				}
+			}
+			if got == nil || math.Abs(*got-want) > 1e-9 {
+				t.Errorf("%s: %s vs device-plugin %v, want %v", r.Config, name, ratioOrAbsent(got), want)
+			}
+		}
+		checkRatio("control plane CPU", r.ControlPlaneCPUVsDevicePlugin, cp/dpCP, cp, dpCP)
+		checkRatio("p99 floor", r.P99FloorVsDevicePlugin, (dpSched+cp)/(dpSched+dpCP), cp, dpCP, dpSched)
 		if r.APIWrites <= 0 {
 			t.Errorf("%s: no API writes counted", r.Config)
 		}

@@ -230,7 +230,7 @@ func (r Result) Failed() bool { return r.problem() != "" }
 func (rep *Report) fillComparisons() {
 	devicePlugin := func(nodes int) *Result {
 		for i := range rep.Results {
-			if r := &rep.Results[i]; r.Nodes == nodes && r.Config == ConfigDevicePlugin && r.cpuPerPod() > 0 {
+			if r := &rep.Results[i]; r.Nodes == nodes && r.Config == ConfigDevicePlugin {
 				return r
 			}
 		}
@@ -266,9 +266,9 @@ func (rep *Report) fillComparisons() {
 }
 
 // compareWithDevicePlugin sets r's ratios against dp, the device-plugin
-// result at its size (whose scheduler CPU per pod is not 0): the
-// scheduler's CPU, p99, the control plane's CPU and the p99 floor that
-// the control plane's CPU sets.
+// result at its size: the scheduler's CPU, p99, the control plane's CPU
+// and the p99 floor that the control plane's CPU sets, each where what it
+// divides and adds is above 0.
 func (r *Result) compareWithDevicePlugin(dp *Result) {
 	ratio := func(a, b float64) *float64 {
 		if a <= 0 || b <= 0 {
@@ -283,7 +283,7 @@ func (r *Result) compareWithDevicePlugin(dp *Result) {
 	}
 	cp, dpCP := r.controlPlaneCPUPerPod(), dp.controlPlaneCPUPerPod()
 	r.ControlPlaneCPUVsDevicePlugin = ratio(cp, dpCP)
-	if r.ControlPlaneCPUVsDevicePlugin != nil {
+	if r.ControlPlaneCPUVsDevicePlugin != nil && dp.cpuPerPod() > 0 {
 		r.P99FloorVsDevicePlugin = ratio(dp.cpuPerPod()+cp, dp.cpuPerPod()+dpCP)
 	}
 }
