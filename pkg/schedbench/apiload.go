@@ -17,6 +17,7 @@ limitations under the License.
 package schedbench
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"time"
@@ -98,4 +99,57 @@ func currentAPILoad() (apiLoad, error) {
 		}
 	}
 	return load, nil
+}
+
+// bindingWrites is the kind of write that binds a pod (writeKind).
+const bindingWrites = "pods/binding POST"
+
+// apiLoadSettle is the pause between settledAPILoad's reads, and
+// apiLoadSettleTimeout how long it reads at most.
+const (
+	apiLoadSettle        = 50 * time.Millisecond
+	apiLoadSettleTimeout = 2 * time.Second
+)
+
+// settledAPILoad reads the API load at the end of a measured phase in
+// which bound pods were seen bound. kube-apiserver counts a request once
+// it has answered it, so a binding the tool's watch has reported may not
+// be in apiserver_request_total yet, nor a write made just before it: the
+// writes are read (read: currentAPILoad) until the bindings counted since
+// before reach bound and two reads apiLoadSettle apart count the same
+// writes, for at most apiLoadSettleTimeout. The CPU time is the first
+// read's, taken as the phase ended, so that the wait adds none.
+func settledAPILoad(ctx context.Context, read func() (apiLoad, error), before apiLoad, bound int) (apiLoad, error) {
+	first, err := read()
+	if err != nil {
+		return apiLoad{}, err
+	}
+	last := first
+	deadline := time.Now().Add(apiLoadSettleTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return apiLoad{}, context.Cause(ctx)
+		case <-time.After(apiLoadSettle):
+		}
+		next, err := read()
+		if err != nil {
+			return apiLoad{}, err
+		}
+		settled := next.writes() == last.writes() && next.writesSince(before)[bindingWrites] >= int64(bound)
+		last = next
+		if settled {
+			break
+		}
+	}
+	return apiLoad{cpu: first.cpu, writesBy: last.writesBy}, nil
+}
+
+// writes is the number of write requests of every kind.
+func (l apiLoad) writes() float64 {
+	var n float64
+	for _, c := range l.writesBy {
+		n += c
+	}
+	return n
 }

@@ -265,8 +265,10 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}
 	o.progress("%s: %d of %d preemptors bound; the kubelet stand-in ended %d graceful deletions", label, rec.CountBound(preemptors), len(preemptors), kubelet.deleted.Load())
 	res.recordUsage(sched, before)
-	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil {
-		res.recordLoad(loadBefore, loadAfter)
+	if loadErr == nil {
+		if loadAfter, err := settledAPILoad(ctx, currentAPILoad, loadBefore, rec.CountBound(preemptors)); err == nil {
+			res.recordLoad(loadBefore, loadAfter)
+		}
 	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(preemptors)

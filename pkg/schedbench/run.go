@@ -320,8 +320,10 @@ func (o *Options) runOne(ctx context.Context, n int, c Config, label string) (re
 	waitErr := waitBound(ctx, rec, pods, sched, o.Timeout, o.Stall, o.Progress, label)
 
 	res.recordUsage(sched, before)
-	if loadAfter, err := currentAPILoad(); err == nil && loadErr == nil && o.Kubeconfig == "" {
-		res.recordLoad(loadBefore, loadAfter)
+	if loadErr == nil && o.Kubeconfig == "" {
+		if loadAfter, err := settledAPILoad(ctx, currentAPILoad, loadBefore, rec.CountBound(pods)); err == nil {
+			res.recordLoad(loadBefore, loadAfter)
+		}
 	}
 	res.WatchRestarts, res.WatchRelists = rec.WatchStats()
 	lat, first, last := rec.Samples(pods)
