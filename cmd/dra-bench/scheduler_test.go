@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -229,40 +228,30 @@ func TestSchedulerEndToEnd(t *testing.T) {
 		if r.RatioVsInTree == nil || r.PercentOfNoClaims == nil {
 			t.Errorf("%s: comparisons missing", r.Config)
 		}
-		// The scheduler's CPU is read in 10 ms ticks: a run this small may
-		// read 0, and then there is no ratio.
-		switch cpu, dpCPU := r.SchedulerCPUSeconds, devicePlugin.SchedulerCPUSeconds; {
-		case cpu > 0 && dpCPU > 0:
-			want := (cpu / float64(r.Pods)) / (dpCPU / float64(devicePlugin.Pods))
-			if r.CPUVsDevicePlugin == nil || *r.CPUVsDevicePlugin != want {
-				t.Errorf("%s: CPU vs device-plugin %v, want %v (%.2fs for %d pods over %.2fs for %d)", r.Config, ratioOrAbsent(r.CPUVsDevicePlugin), want,
-					cpu, r.Pods, dpCPU, devicePlugin.Pods)
-			}
-		case r.CPUVsDevicePlugin != nil:
-			t.Errorf("%s: CPU vs device-plugin %v, though a CPU read 0 (%.2fs, device-plugin's %.2fs)", r.Config, *r.CPUVsDevicePlugin, cpu, dpCPU)
-		default:
-			t.Logf("%s: no CPU ratio: CPU %.2fs, device-plugin's %.2fs", r.Config, cpu, dpCPU)
-		}
-		if want := float64(r.Latency.P99Ns) / float64(devicePlugin.Latency.P99Ns); r.P99VsDevicePlugin == nil || math.Abs(*r.P99VsDevicePlugin-want) > 1e-9 {
-			t.Errorf("%s: p99 vs device-plugin %v, want %v", r.Config, ratioOrAbsent(r.P99VsDevicePlugin), want)
-		}
-		// The control plane's CPU, also read in ticks, gives its ratio and,
-		// with device-plugin's scheduler CPU, the p99 floor.
-		perPod := func(s float64, r schedbench.Result) float64 { return s / float64(r.Pods) }
-		dpSched, dpCP, cp := perPod(devicePlugin.SchedulerCPUSeconds, devicePlugin), perPod(devicePlugin.ControlPlaneCPUSeconds, devicePlugin), perPod(r.ControlPlaneCPUSeconds, r)
+		// Every ratio against device-plugin is the one its times give, and
+		// absent where one of them reads 0: CPU times are read in 10 ms
+		// ticks, and a run this small may read 0.
 		checkRatio := func(name string, got *float64, want float64, inputs ...float64) {
 			for _, v := range inputs {
 				if v <= 0 {
 					if got != nil {
 						t.Errorf("%s: %s vs device-plugin %v, though a time it needs read 0 (%v)", r.Config, name, *got, inputs)
+					} else {
+						t.Logf("%s: no %s ratio: a time it needs read 0 (%v)", r.Config, name, inputs)
 					}
 					return
 				}
 			}
-			if got == nil || math.Abs(*got-want) > 1e-9 {
-				t.Errorf("%s: %s vs device-plugin %v, want %v", r.Config, name, ratioOrAbsent(got), want)
+			if got == nil || *got != want {
+				t.Errorf("%s: %s vs device-plugin %v, want %v (from %v)", r.Config, name, ratioOrAbsent(got), want, inputs)
 			}
 		}
+		perPod := func(s float64, r schedbench.Result) float64 { return s / float64(r.Pods) }
+		sched, cp := perPod(r.SchedulerCPUSeconds, r), perPod(r.ControlPlaneCPUSeconds, r)
+		dpSched, dpCP := perPod(devicePlugin.SchedulerCPUSeconds, devicePlugin), perPod(devicePlugin.ControlPlaneCPUSeconds, devicePlugin)
+		p99, dpP99 := float64(r.Latency.P99Ns), float64(devicePlugin.Latency.P99Ns)
+		checkRatio("CPU", r.CPUVsDevicePlugin, sched/dpSched, sched, dpSched)
+		checkRatio("p99", r.P99VsDevicePlugin, p99/dpP99, p99, dpP99)
 		checkRatio("control plane CPU", r.ControlPlaneCPUVsDevicePlugin, cp/dpCP, cp, dpCP)
 		checkRatio("p99 floor", r.P99FloorVsDevicePlugin, (dpSched+cp)/(dpSched+dpCP), cp, dpCP, dpSched)
 		if r.APIWrites <= 0 {
