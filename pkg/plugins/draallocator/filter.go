@@ -60,6 +60,16 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	defer func() { observe(pl.latency.filter, start, status) }()
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
+	d := dryRunOf(cs)
+	if d == nil || len(d.removed) == 0 {
+		defer func() {
+			if status.IsRejected() {
+				// Where it is the pod's nominated node: does the pod
+				// wait there for released devices?
+				pl.judgeReleaseWait(ctx, s, pod, node.Name)
+			}
+		}()
+	}
 
 	var unavailable []int
 	for i, c := range s.claims {
@@ -106,7 +116,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		return st
 	}
 	if len(claims) > 0 {
-		if st := pl.fitClaims(ctx, s, dryRunOf(cs), pod, nodeInfo, claims, start); st != nil {
+		if st := pl.fitClaims(ctx, s, d, pod, nodeInfo, claims, start); st != nil {
 			return st
 		}
 	}
@@ -128,6 +138,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, 
 	// over it is built only to explain (FitsWithinWhatIf).
 	var change allocator.WhatIf
 	if !d.empty() {
+		if len(d.removed) > 0 {
+			if st := waitingElsewhere(ctx, s, pod, node); st != nil {
+				return st
+			}
+		}
 		var preempting *v1.Pod
 		if change, preempting = pl.dryRunChange(ctx, s, d, nodeInfo); preempting != nil {
 			return nodeResolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)

@@ -763,20 +763,22 @@ func TestPostFilterKeepsTheNominationWhileTheDRAManagerIsBusy(t *testing.T) {
 			objs = append(objs, claim)
 			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 			pl := h.plugins[0]
+			claims := &busyClaims{ResourceClaimTracker: pl.draManager.ResourceClaims()}
+			claims.busy.Store(tc.busy)
+			pl.draManager = busyManager{SharedDRAManager: pl.draManager, claims: claims}
+			// Filter, turning the nominated node down, decides whether
+			// the pod waits; PostFilter keeps the nomination if so.
+			start := time.Now()
 			c, st := h.filter(pl, pod)
 			if st != nil || len(c.feasible) != 0 {
 				t.Fatalf("fits on %v (PreFilter %v), want nowhere: dev-0 is still allocated", c.feasible, st)
 			}
-			claims := &busyClaims{ResourceClaimTracker: pl.draManager.ResourceClaims()}
-			claims.busy.Store(tc.busy)
-			pl.draManager = busyManager{SharedDRAManager: pl.draManager, claims: claims}
-			start := time.Now()
 			result, st := pl.PostFilter(h.ctx, c.state, pod, nodeStatuses{fwk.NewStatus(fwk.UnschedulableAndUnresolvable).WithPlugin(Name)})
 			if !st.IsSuccess() || result == nil || result.NominatedNodeName != "node-1" {
 				t.Fatalf("PostFilter: %v, result %+v; want the nomination to node-1 kept, so that DefaultPreemption does not evict more pods", st, result)
 			}
 			if took := time.Since(start); took > 3*gatherTimeout {
-				t.Errorf("PostFilter took %v, want at most about %v", took, gatherTimeout)
+				t.Errorf("Filter and PostFilter took %v, want at most about %v", took, gatherTimeout)
 			}
 			if n := claims.calls.Load(); n < 3 {
 				t.Errorf("the DRA manager was asked %d times, want it asked again while busy", n)
@@ -1003,7 +1005,11 @@ func TestPostFilterDoesNotWaitForDevicesAnotherNominatedPodWillTake(t *testing.T
 	if _, st := pl.PostFilter(h.ctx, c.state, b, rejected); st.IsSuccess() {
 		t.Errorf("PostFilter: %v; want no wait: the device being released goes to a, nominated there too", st)
 	}
+	// The next cycle, with nobody else nominated there.
 	h.nominated.byNode = nil
+	if c, st = h.filter(pl, b); st != nil || len(c.feasible) != 0 {
+		t.Fatalf("b fits on %v (PreFilter %v), want nowhere", c.feasible, st)
+	}
 	if _, st := pl.PostFilter(h.ctx, c.state, b, rejected); !st.IsSuccess() {
 		t.Errorf("PostFilter: %v; want b to wait for dev-0 when nobody else is nominated there", st)
 	}

@@ -21,10 +21,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -40,22 +43,86 @@ import (
 // them from their claims' reservations and deallocates the claims. While
 // victims terminate, DefaultPreemption does not preempt again; once they
 // are gone it would, although their claims are only a moment from being
-// released. PostFilter, which runs before DefaultPreemption's, keeps the
-// pod's nomination instead while the devices it needs on its nominated
-// node are being released (awaitRelease): no second round of evictions.
+// released. The plugin keeps the pod's nomination instead while the
+// devices it needs on its nominated node are being released: no second
+// round of evictions, whichever of the two PostFilters runs first.
+//
+//   - Filter, where it turns the pod's nominated node down, decides
+//     whether the pod waits there (releaseWait, once per cycle).
+//   - A preemption dry run on any other node then finds no room while the
+//     pod waits (waitingElsewhere): DefaultPreemption, even where it runs
+//     before the plugin's PostFilter (a profile that enables DRAAllocator
+//     alone), finds no candidate and evicts nobody.
+//   - PostFilter keeps the nomination while the pod waits
+//     (awaitingReleaseStatus); where it runs first, DefaultPreemption does
+//     not run at all.
+
+// releaseWait is a cycle's answer to whether the pod waits on its
+// nominated node for the devices being released there, decided once: by
+// Filter where it turns the nominated node down, otherwise by PostFilter.
+// It lives in stateData, which every copy of the cycle state shares; dry
+// runs read it in parallel.
+type releaseWait struct {
+	// nominatedOnce finds nominated, the pod's nominated node as Filter
+	// sees it ("" for none), at the first node Filter turns down.
+	nominatedOnce sync.Once
+	nominated     string
+
+	once sync.Once
+	// node is the node the pod waits on, "" if it does not wait; written
+	// before decided.
+	node    string
+	decided atomic.Bool
+}
+
+// decide returns the answer, found by wait on the first call.
+func (r *releaseWait) decide(wait func() string) string {
+	r.once.Do(func() {
+		r.node = wait()
+		r.decided.Store(true)
+	})
+	return r.node
+}
+
+// waitingOn returns the node the pod waits on; "" if it does not wait or
+// nothing decided yet.
+func (r *releaseWait) waitingOn() string {
+	if !r.decided.Load() {
+		return ""
+	}
+	return r.node
+}
+
+// judgeReleaseWait decides, where Filter turned node down outside a
+// preemption dry run, whether the pod waits there: only if node is the
+// pod's nominated node.
+func (pl *DRAAllocator) judgeReleaseWait(ctx context.Context, s *stateData, pod *v1.Pod, node string) {
+	if s.alloc == nil || !pl.preemptionEnabled() {
+		return
+	}
+	s.release.nominatedOnce.Do(func() { s.release.nominated = pl.nominatedNode(pod) })
+	if s.release.nominated != node {
+		return
+	}
+	s.release.decide(func() string { return pl.releaseWaitOn(ctx, s, pod, node) })
+}
+
+// waitingElsewhere is a preemption dry run's answer on node while the pod
+// waits for released devices on another node: victims are chosen nowhere
+// else meanwhile. nil where the pod does not wait, or waits on node.
+func waitingElsewhere(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.Node) *fwk.Status {
+	on := s.release.waitingOn()
+	if on == "" || on == node.Name {
+		return nil
+	}
+	return nodeUnresolvable(klog.FromContext(ctx), fmt.Sprintf("waiting for the devices of preempted pods on node %s to be released", on), pod, node)
+}
 
 // awaitRelease returns the pod's nominated node when the plugin rejected
 // it there (statuses: Filter's per node; nil: unknown) and the pod would
-// fit once the claims being released on it are (beingReleased); "" when it
-// would not or the pod is not nominated.
-//
-// It asks the scheduler's DRA manager which devices are allocated, not the
-// plugin's own tracker: the two are fed by separate handlers of one
-// informer, and the scheduler may retry the pod on a claim's
-// deallocation before the tracker has seen it. Filter then still finds the
-// device taken; waiting here, instead of preempting again, lets the
-// requeuer retry the pod once the tracker catches up. Where the claims
-// cannot be read (the manager stays busy), the nomination is kept too.
+// fit once the claims being released on it are (releaseWaitOn); "" when
+// it would not or the pod is not nominated. Where Filter decided already,
+// its answer stands.
 func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.Pod, statuses fwk.NodeToStatusReader) string {
 	if s.alloc == nil || !pl.preemptionEnabled() {
 		return ""
@@ -64,12 +131,28 @@ func (pl *DRAAllocator) awaitRelease(ctx context.Context, s *stateData, pod *v1.
 	if name == "" {
 		return ""
 	}
-	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "node", klog.KRef("", name))
 	if statuses != nil && !rejectedBy(statuses.Get(name), Name) {
 		// Another plugin turned the node down: not a matter of devices.
-		logger.V(4).Info("Not waiting for released devices: another plugin rejected the nominated node", "status", statuses.Get(name))
+		klog.FromContext(ctx).V(4).Info("Not waiting for released devices: another plugin rejected the nominated node",
+			"pod", klog.KObj(pod), "node", klog.KRef("", name), "status", statuses.Get(name))
 		return ""
 	}
+	return s.release.decide(func() string { return pl.releaseWaitOn(ctx, s, pod, name) })
+}
+
+// releaseWaitOn returns name, the pod's nominated node, if the pod would
+// fit there once the claims being released on it are (beingReleased);
+// "" if it would not.
+//
+// It asks the scheduler's DRA manager which devices are allocated, not the
+// plugin's own tracker: the two are fed by separate handlers of one
+// informer, and the scheduler may retry the pod on a claim's
+// deallocation before the tracker has seen it. Filter then still finds the
+// device taken; waiting here, instead of preempting again, lets the
+// requeuer retry the pod once the tracker catches up. Where the claims
+// cannot be read (the manager stays busy), the nomination is kept too.
+func (pl *DRAAllocator) releaseWaitOn(ctx context.Context, s *stateData, pod *v1.Pod, name string) string {
+	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod), "node", klog.KRef("", name))
 	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(name)
 	if err != nil || nodeInfo.Node() == nil {
 		return ""
@@ -175,9 +258,8 @@ func (pl *DRAAllocator) allocatedState(ctx context.Context) (*structured.Allocat
 	return state, nil
 }
 
-// beingReleased returns the allocations on node of claims that every
-// consumer is leaving: each is a pod that is gone, replaced (another UID)
-// or terminating. The resourceclaim controller deallocates such claims.
+// beingReleased returns the allocations on node of claims on their way
+// out (releasing).
 func (pl *DRAAllocator) beingReleased(node *v1.Node) ([]*resourceapi.AllocationResult, error) {
 	claims, err := pl.draManager.ResourceClaims().List()
 	if err != nil {
@@ -186,32 +268,47 @@ func (pl *DRAAllocator) beingReleased(node *v1.Node) ([]*resourceapi.AllocationR
 	var out []*resourceapi.AllocationResult
 	for _, claim := range claims {
 		alloc := claim.Status.Allocation
-		if alloc == nil || len(claim.Status.ReservedFor) == 0 {
+		if alloc == nil {
 			continue
 		}
 		if sel, err := availableOn(alloc); err != nil || sel != nil && !sel.Match(node) {
 			continue
 		}
-		if pl.consumersLeaving(claim) {
+		if pl.releasing(claim) {
 			out = append(out, alloc)
 		}
 	}
 	return out, nil
 }
 
-// consumersLeaving reports whether every consumer of the claim is a pod
-// that is gone, replaced or terminating.
-func (pl *DRAAllocator) consumersLeaving(claim *resourceapi.ResourceClaim) bool {
-	for _, c := range claim.Status.ReservedFor {
-		if c.APIGroup != "" || c.Resource != "pods" {
-			return false
+// releasing reports whether an allocated claim is on its way to being
+// deallocated: every consumer is a pod that is gone, replaced (another
+// UID) or terminating, which the resourceclaim controller removes,
+// deallocating the claim with the last one; or, reserved for nobody, the
+// claim is being deleted (the controller deallocates it) or was generated
+// for such a pod (the garbage collector deletes it). A claim reserved for
+// nobody otherwise stays allocated: nobody releases it.
+func (pl *DRAAllocator) releasing(claim *resourceapi.ResourceClaim) bool {
+	if len(claim.Status.ReservedFor) > 0 {
+		for _, c := range claim.Status.ReservedFor {
+			if c.APIGroup != "" || c.Resource != "pods" || !pl.podLeaving(claim.Namespace, c.Name, c.UID) {
+				return false
+			}
 		}
-		pod, err := pl.podLister.Pods(claim.Namespace).Get(c.Name)
-		if err == nil && pod.UID == c.UID && pod.DeletionTimestamp == nil {
-			return false
-		}
+		return true
 	}
-	return true
+	if claim.DeletionTimestamp != nil {
+		return true
+	}
+	owner := metav1.GetControllerOf(claim)
+	return owner != nil && owner.APIVersion == "v1" && owner.Kind == "Pod" && pl.podLeaving(claim.Namespace, owner.Name, owner.UID)
+}
+
+// podLeaving reports whether the pod namespace/name of uid is gone,
+// replaced or terminating.
+func (pl *DRAAllocator) podLeaving(namespace, name string, uid types.UID) bool {
+	pod, err := pl.podLister.Pods(namespace).Get(name)
+	return err != nil || pod.UID != uid || pod.DeletionTimestamp != nil
 }
 
 // awaitingReleaseStatus is PostFilter's answer while the pod waits for

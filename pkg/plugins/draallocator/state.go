@@ -66,6 +66,9 @@ type stateData struct {
 	// preempt is what Filter's answers for preemption share within the
 	// cycle (preemptionmemo.go).
 	preempt preemptionMemo
+	// release is whether the pod waits on its nominated node for
+	// released devices, decided once per cycle (releasing.go).
+	release releaseWait
 	// gang is the pod's place in its pod group's plan (gangplan.go); nil
 	// outside a planned pod-group cycle.
 	gang *gangMember
