@@ -264,76 +264,9 @@ func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts boo
 		t.Logf("share-high stayed pending for %v, nominated nowhere, and neither sharer of share-gpu was evicted; %s", stillFor, msg)
 	})
 
-	// Issue 42's layout: the fewest victims are on n1, but while its one
-	// victim leaves and its claim is released, the preemptor is retried
-	// (the victim's deletion and the claim's release queue it); it must
-	// wait, as a pod asking for CPU does, not preempt n0's two pods too.
-	// Each way of leaving puts the retries in other phases of the release:
-	// the victim terminating, gone with its claim still allocated, gone
-	// with its claim deallocated, before or after the preemptor's
-	// nomination reaches its status.
-	//
-	// The in-tree plugin preempts for no devices (the first case records
-	// that), so these cases run with DRAAllocator only.
-	if preempts {
-		for _, leave := range []struct {
-			name string
-			// grace is the victims' terminationGracePeriodSeconds: 0 deletes
-			// them at once, without the kubelet.
-			grace int64
-			// kubelet is how long the kubelet stand-in lets a victim
-			// terminate.
-			kubelet time.Duration
-			// slowNomination, if set, is how long the API server takes to
-			// write a nomination (slowNominations).
-			slowNomination time.Duration
-		}{
-			{"at once (grace period 0)", 0, kubeletDelay, 0},
-			{"at once while its nomination takes 1s to write", 0, kubeletDelay, time.Second},
-			{"as soon as the kubelet sees it while its nomination takes 1s to write", preemptionGracePeriod, 0, time.Second},
-			{"after 300ms", preemptionGracePeriod, kubeletDelay, 0},
-			{"after 3s", preemptionGracePeriod, slowKubeletDelay, 0},
-		} {
-			t.Run("a preemptor retried while its victim leaves "+leave.name+" waits for it instead of preempting on another node", func(t *testing.T) {
-				e.preemptionCase(t)
-				kubelet.setDelay(leave.kubelet)
-				t.Cleanup(func() { kubelet.setDelay(kubeletDelay) })
-				if leave.slowNomination > 0 {
-					e.slowNominations(leave.slowNomination)
-				}
-				id := fmt.Sprintf("retry-%d-%d-%d", leave.grace, leave.kubelet.Milliseconds(), leave.slowNomination.Milliseconds())
-				driver := id + ".example.com"
-				n0, n1 := id+"-n0", id+"-n1"
-				e.create(objects.DeviceClass(driver, driver),
-					objects.ClaimTemplate(id+"-1", e.ns, "gpu", driver, 1),
-					objects.ClaimTemplate(id+"-2", e.ns, "gpu", driver, 2))
-				e.create(gpuNode(n0, driver, 2)...)
-				e.create(gpuNode(n1, driver, 2)...)
-				lowPod := func(name string) *v1.Pod {
-					return objects.MakePod(name, e.ns).Scheduler(schedulerapp.Name).PriorityClass("low").
-						GracePeriod(leave.grace).ClaimFromTemplate("gpu", id+"-1").Obj()
-				}
-				var lows []string
-				for _, p := range []struct{ name, node string }{{n0 + "-low-a1", n0}, {n0 + "-low-a2", n0}, {n1 + "-low-b", n1}} {
-					e.create(pinned(lowPod(p.name), p.node))
-					e.waitBoundOn(p.node, p.name)
-					lows = append(lows, p.name)
-				}
-				full, half := lows[:2], lows[2:]
-
-				high := id + "-high"
-				e.create(preemptionPod(high, e.ns, "high", id+"-2"))
-				e.waitBoundOn(n1, high)
-				if victims := e.evicted(lows); !slices.Equal(victims, half) {
-					t.Fatalf("pods %v were evicted for %s, want only %v (the one pod on %s whose GPU, beside the free one, makes 2); %s's events: %s",
-						victims, high, half, n1, high, describeEvents(e.schedulerEvents(high)))
-				}
-				e.checkVictimsGone(n1, half)
-				e.holdsFor(2*time.Second, fmt.Sprintf("pods %v on %s to stay", full, n0), func() string { return e.intact(full...) })
-				e.checkNoDeviceTwice()
-			})
-		}
-	}
+	// Issue 42's and 53's layout, a preemptor retried while its victim
+	// leaves, runs in preemption_retry_test.go for every way of running
+	// dra-scheduler, kind of claim and way of leaving.
 
 	t.Run("a lower-priority pod that arrives while the victim terminates does not take the device it frees", func(t *testing.T) {
 		e.preemptionCase(t)

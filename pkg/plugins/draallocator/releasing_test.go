@@ -25,6 +25,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
@@ -171,6 +172,10 @@ func TestTheReleaseWaitCountsEveryWayAVictimsClaimIsReleased(t *testing.T) {
 		{"the victim is gone, its generated claim deleted, the plugin's tracker behind", nil, nil, true, true},
 		{"the victim runs, its claim reserved for it: nothing is being released", running, heldClaim("held-0", "node-1", []string{"dev-0"}, consumer(gone)), false, false},
 		{"a pre-created claim reserved for nobody and allocated: nobody releases it", nil, heldClaim("held-0", "node-1", []string{"dev-0"}), false, false},
+		// The resourceclaim controller releases a PodGroup-level claim
+		// only once its PodGroup is deleted: evicting members does not.
+		{"the victim is gone, its PodGroup-level claim reserved for the group: the group keeps it", nil, heldClaim("held-0", "node-1", []string{"dev-0"}, podGroupConsumer("gang")), false, false},
+		{"the victim is gone, a claim reserved for it and for its PodGroup: the group keeps it", nil, heldClaim("held-0", "node-1", []string{"dev-0"}, consumer(gone), podGroupConsumer("gang")), false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nodes, objs := preemptionCluster()
@@ -201,4 +206,9 @@ func TestTheReleaseWaitCountsEveryWayAVictimsClaimIsReleased(t *testing.T) {
 			}
 		})
 	}
+}
+
+// podGroupConsumer is the reservation of a claim for the PodGroup name.
+func podGroupConsumer(name string) resourceapi.ResourceClaimConsumerReference {
+	return resourceapi.ResourceClaimConsumerReference{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: name, UID: types.UID(name + "-uid")}
 }
