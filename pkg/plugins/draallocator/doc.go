@@ -110,11 +110,14 @@ limitations under the License.
 //     freed, nominated pods' devices taken (what their own preemption
 //     freed; a node whose nominated pod's preemption is still under way
 //     is held). Filter is Unschedulable only where the pod may fit without
-//     the lower-priority pods, and PostFilter keeps a nomination while the
-//     victims' claims are being released (judged by the scheduler's DRA
-//     manager and the node's other nominated pods; the nomination read
-//     from the pod's status or, before the status shows it, from the
-//     scheduler's nominator; a pod of the same priority nominated there
+//     the lower-priority pods. Where Filter turns the nominated node down
+//     it decides once per cycle whether the pod waits there for the
+//     victims' claims being released (releaseWait); while it waits, dry
+//     runs on other nodes find no room and PostFilter keeps the
+//     nomination, whichever PostFilter runs first (judged by the
+//     scheduler's DRA manager and the node's other nominated pods; the
+//     nomination read from the pod's status or, before the status shows
+//     it, from the scheduler's nominator; a pod of the same priority nominated there
 //     later, nominationclock.go, does not come first), so no second round
 //     of evictions starts (docs/design/preemption.md). What the answers
 //     on node after node share within a cycle is computed once
@@ -160,7 +163,8 @@ limitations under the License.
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
 //	Filter              filter.go         r stateData, dryRun, gangPlan;
-//	                                      w unavailable, results, nodeStatuses (mu)
+//	                                      w unavailable, results, nodeStatuses (mu);
+//	                    releasing.go      w stateData.release (once, nominated node)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
