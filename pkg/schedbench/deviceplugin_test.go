@@ -127,21 +127,21 @@ func TestDevicePluginPods(t *testing.T) {
 				return ""
 			}},
 		{"a device-plugin preemptor asks for its devices as units",
-			makePriorityPod("preemptor-0", "ns", ConfigDevicePlugin, highPriorityClass, 4), 4, 0, func(p *v1.Pod) string {
+			makePriorityPod("preemptor-0", "ns", ConfigDevicePlugin, ClaimsTemplate, highPriorityClass, 4), 4, 0, func(p *v1.Pod) string {
 				if p.Spec.PriorityClassName != highPriorityClass || p.Labels[devicesLabel] != "4" {
 					return "wrong priority class or devices label"
 				}
 				return ""
 			}},
 		{"a device-plugin victim asks for one unit and terminates gracefully",
-			makeLowPod("low-0", "ns", ConfigDevicePlugin), 1, 0, func(p *v1.Pod) string {
+			makeLowPod("low-0", "ns", ConfigDevicePlugin, ClaimsTemplate), 1, 0, func(p *v1.Pod) string {
 				if p.Spec.PriorityClassName != lowPriorityClass || *p.Spec.TerminationGracePeriodSeconds != victimGracePeriod {
 					return "wrong priority class or grace period"
 				}
 				return ""
 			}},
 		{"ours' preemptor keeps its claim of four devices",
-			makePriorityPod("preemptor-0", "ns", ConfigOurs, highPriorityClass, 4), -1, 1, func(p *v1.Pod) string {
+			makePriorityPod("preemptor-0", "ns", ConfigOurs, ClaimsTemplate, highPriorityClass, 4), -1, 1, func(p *v1.Pod) string {
 				if *p.Spec.ResourceClaims[0].ResourceClaimTemplateName != preemptionTemplate(4) {
 					return "wrong template"
 				}
@@ -241,12 +241,16 @@ func TestParseConfigsKnowsDevicePlugin(t *testing.T) {
 
 func TestPreemptionObjectsOfDevicePluginAreNoTemplates(t *testing.T) {
 	client := fake.NewClientset()
-	if err := createPreemptionObjects(context.Background(), client, "ns", mustShape(t, "h100"), ConfigDevicePlugin, []int{1, 2, 4, 8}); err != nil {
+	if err := createPreemptionObjects(context.Background(), client, "ns", mustShape(t, "h100"), ConfigDevicePlugin, ClaimsPerPod, preemptionPods{lows: []string{"low-0"}, preemptors: []string{"preemptor-0"}, sizes: []int{4}}, 2); err != nil {
 		t.Fatal(err)
 	}
 	templates, err := client.ResourceV1().ResourceClaimTemplates("ns").List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(templates.Items) != 0 {
 		t.Errorf("device-plugin's preemption made %d claim templates (%v), want none", len(templates.Items), err)
+	}
+	claims, err := client.ResourceV1().ResourceClaims("ns").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(claims.Items) != 0 {
+		t.Errorf("device-plugin's preemption made %d claims (%v), want none", len(claims.Items), err)
 	}
 	classes, err := client.SchedulingV1().PriorityClasses().List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(classes.Items) != 2 {

@@ -85,11 +85,13 @@ limitations under the License.
 // WorkloadPreemption (preemption.go) fills every device with low-priority
 // pods, then measures high-priority preemptors that get devices only by
 // evicting them (device-plugin's: units of its resource, with stock
-// DefaultPreemption). WorkloadGang (gang.go) creates gangs, PodGroups with
-// GenericWorkload on, whose pods prefer a whole device and fall back to a
-// part, on nodes where a gang fits only if its devices are chosen jointly,
-// and counts the gangs placed and the scheduler's pod-group cycles (read
-// from its /metrics, cycles.go). Both run on the in-process control plane
+// DefaultPreemption); its pods' claims come from templates or, in
+// ClaimsPerPod mode, are pre-created, one per pod. WorkloadGang (gang.go)
+// creates gangs, PodGroups with GenericWorkload on, whose pods prefer a
+// whole device and fall back to a part, on nodes where a gang fits only
+// if its devices are chosen jointly, and counts the gangs placed and the
+// scheduler's pod-group cycles (read from its /metrics, cycles.go), with
+// claims from templates only. Both run on the in-process control plane
 // only, ours beside in-tree; what in-tree cannot do (preempt for devices,
 // place such a gang) is reported, not failed. no-claims runs neither;
 // device-plugin runs the preemption workload, and the gang workload only

@@ -159,6 +159,9 @@ func (o *Options) completeGang() error {
 	if err := o.completeOwnPods("it turns GenericWorkload on and serves scheduling.k8s.io/v1beta1", "plans devices", "the gangs and their size"); err != nil {
 		return err
 	}
+	if o.Claims != ClaimsTemplate {
+		return fmt.Errorf("the %s workload's pods get their claims from templates, not claims mode %q", o.Workload, o.Claims)
+	}
 	if _, err := ParseGangPlacement(string(o.GangPlacement)); err != nil {
 		return err
 	}

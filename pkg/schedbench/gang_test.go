@@ -43,6 +43,7 @@ func TestGangOptions(t *testing.T) {
 		{"a gang of one is refused", func(o *Options) { o.GangSize = 1 }, "want at least 2 pods", 0},
 		{"a shape without parts is refused, naming those with them", func(o *Options) { o.Shape = schedperf }, "announces no parts of its devices for a gang's pods to fall back to (want one of h100-mig)", 0},
 		{"no-claims has no devices to plan", func(o *Options) { o.Configs = AllConfigs() }, `configuration "no-claims" has none`, 0},
+		{"pre-created claims are refused", func(o *Options) { o.Claims = ClaimsPerPod }, `not claims mode "claim"`, 0},
 		{"an existing cluster is refused", func(o *Options) { o.Kubeconfig = "/nonexistent" }, "in-process control plane only", 0},
 		{"measured pods are refused", func(o *Options) { o.Pods = 5 }, "sets its own pods", 0},
 		{"an unknown placement is refused", func(o *Options) { o.GangPlacement = "zone" }, `unknown gang placement "zone"`, 0},

@@ -513,16 +513,13 @@ func (o *Options) complete() error {
 // the in-process control plane share: no existing cluster (needs says
 // why), no configuration without devices (uses says what the workload
 // does with them; device-plugin's pods ask for them as an extended
-// resource), claims from templates, and no pod counts (instead says what
-// to set).
+// resource), and no pod counts (instead says what to set).
 func (o *Options) completeOwnPods(needs, uses, instead string) error {
 	switch {
 	case o.Kubeconfig != "":
 		return fmt.Errorf("the %s workload runs on the in-process control plane only (%s)", o.Workload, needs)
 	case slices.ContainsFunc(o.Configs, func(c Config) bool { return !c.NeedsDevices() }):
 		return fmt.Errorf("the %s workload %s: configuration %q has none", o.Workload, uses, ConfigNoClaims)
-	case o.Claims != ClaimsTemplate:
-		return fmt.Errorf("the %s workload's pods get their claims from templates, not claims mode %q", o.Workload, o.Claims)
 	case o.Pods != 0 || o.Warmup != 0 || o.Pending != 0:
 		return fmt.Errorf("the %s workload sets its own pods: set %s instead of pods, warm-up or pending pods", o.Workload, instead)
 	}

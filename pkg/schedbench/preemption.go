@@ -26,6 +26,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,52 +147,90 @@ func (o *Options) completePreemption() error {
 func preemptionTemplate(devices int) string { return "dra-bench-devices-" + strconv.Itoa(devices) }
 
 // makePriorityPod returns pod name of configuration c and priority class
-// class, whose claim comes from the template of devices devices; with
+// class, whose claim asks for devices devices: from the template of that
+// count or, with pre-created claims (mode ClaimsPerPod), the claim named
+// after the pod (createPreemptionObjects creates both); with
 // device-plugin, it asks for devices units of DevicePluginResource
 // instead.
-func makePriorityPod(name, namespace string, c Config, class string, devices int) *v1.Pod {
-	pod := makePod(name, namespace, c, ClaimsTemplate)
+func makePriorityPod(name, namespace string, c Config, mode ClaimMode, class string, devices int) *v1.Pod {
+	pod := makePod(name, namespace, c, mode)
 	pod.Labels[devicesLabel] = strconv.Itoa(devices)
 	pod.Spec.PriorityClassName = class
 	if c == ConfigDevicePlugin {
 		setDeviceUnits(pod, devices)
 		return pod
 	}
-	pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(preemptionTemplate(devices))
+	if mode == ClaimsTemplate {
+		pod.Spec.ResourceClaims[0].ResourceClaimTemplateName = ptr.To(preemptionTemplate(devices))
+	}
 	return pod
 }
 
 // makeLowPod returns a low-priority pod of configuration c of one device
 // that terminates gracefully when deleted.
-func makeLowPod(name, namespace string, c Config) *v1.Pod {
-	pod := makePriorityPod(name, namespace, c, lowPriorityClass, 1)
+func makeLowPod(name, namespace string, c Config, mode ClaimMode) *v1.Pod {
+	pod := makePriorityPod(name, namespace, c, mode, lowPriorityClass, 1)
 	pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](victimGracePeriod)
 	return pod
 }
 
+// preemptionPods names the pods of a run: the low-priority ones, of one
+// device each, and the preemptors, preemptors[i] of sizes[i] devices.
+type preemptionPods struct {
+	lows, preemptors []string
+	sizes            []int
+}
+
+// devices returns the name and device count of pod i of all the run's
+// pods, the low-priority ones first.
+func (p preemptionPods) devices(i int) (string, int) {
+	if i < len(p.lows) {
+		return p.lows[i], 1
+	}
+	return p.preemptors[i-len(p.lows)], p.sizes[i-len(p.lows)]
+}
+
 // createPreemptionObjects creates the two PriorityClasses and, for a
-// configuration with claims, a claim template per device count of sizes
-// and for the low-priority pods' one.
-func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, sizes []int) error {
+// configuration with claims, what its pods' claims come from: a claim
+// template per device count of the preemptors and for the low-priority
+// pods' one, or, with pre-created claims (mode ClaimsPerPod), each pod's
+// own claim, created by workers writers.
+func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, mode ClaimMode, pods preemptionPods, workers int) error {
 	for name, value := range map[string]int32{lowPriorityClass: lowPriority, highPriorityClass: highPriority} {
 		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
 		if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create PriorityClass %s: %w", name, err)
 		}
 	}
-	if !c.HasClaims() {
+	switch {
+	case !c.HasClaims():
 		return nil
+	case mode == ClaimsPerPod:
+		return Parallel(ctx, len(pods.lows)+len(pods.preemptors), workers, func(ctx context.Context, i int) error {
+			name, devices := pods.devices(i)
+			claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: preemptionClaimSpec(s, devices)}
+			if _, err := client.ResourceV1().ResourceClaims(namespace).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("create ResourceClaim %s/%s: %w", namespace, name, err)
+			}
+			return nil
+		})
 	}
-	counts := append([]int{1}, sizes...)
+	counts := append([]int{1}, pods.sizes...)
 	slices.Sort(counts)
 	for _, devices := range slices.Compact(counts) {
-		spec := claimSpec(s)
-		spec.Devices.Requests[0].Exactly.Count = int64(devices)
-		if err := createTemplate(ctx, client, namespace, preemptionTemplate(devices), spec); err != nil {
+		if err := createTemplate(ctx, client, namespace, preemptionTemplate(devices), preemptionClaimSpec(s, devices)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// preemptionClaimSpec is the spec of a claim for devices devices of the
+// shape.
+func preemptionClaimSpec(s Shape, devices int) resourceapi.ResourceClaimSpec {
+	spec := claimSpec(s)
+	spec.Devices.Requests[0].Exactly.Count = int64(devices)
+	return spec
 }
 
 // runPreemption measures WorkloadPreemption for configuration c at n nodes
@@ -208,6 +247,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	for i := range preemptors {
 		preemptors[i] = podName(preemptorGroup, i)
 	}
+	pods := preemptionPods{lows: lows, preemptors: preemptors, sizes: sizes}
 	res.Pods = len(preemptors)
 	res.Preemption = &PreemptionResult{LowPods: len(lows), MinVictims: MinVictims(sizes)}
 
@@ -218,7 +258,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if err := createPreemptionObjects(ctx, client, ns, o.Shape, c, sizes); err != nil {
+	if err := createPreemptionObjects(ctx, client, ns, o.Shape, c, o.Claims, pods, o.Writers); err != nil {
 		return res, err
 	}
 	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart, fmt.Sprintf("%d nodes, %d devices", n, res.Devices))
@@ -238,7 +278,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	}()
 
 	fillStart := time.Now()
-	if err := o.fillPods(ctx, client, rec, sched, ns, lows, func(i int) *v1.Pod { return makeLowPod(lows[i], ns, c) }, label); err != nil {
+	if err := o.fillPods(ctx, client, rec, sched, ns, lows, func(i int) *v1.Pod { return makeLowPod(lows[i], ns, c, o.Claims) }, label); err != nil {
 		return res, fmt.Errorf("fill the nodes with low-priority pods: %w", err)
 	}
 	o.progress("%s: %d low-priority pods fill every device, in %v", label, len(lows), time.Since(fillStart).Round(time.Millisecond))
@@ -250,7 +290,7 @@ func (o *Options) runPreemption(ctx context.Context, n int, c Config, label stri
 	loadBefore, loadErr := currentAPILoad()
 	submitStart := time.Now()
 	if err := createMadePods(ctx, client, rec, ns, len(preemptors), o.Writers, func(i int) *v1.Pod {
-		return makePriorityPod(preemptors[i], ns, c, highPriorityClass, sizes[i])
+		return makePriorityPod(preemptors[i], ns, c, o.Claims, highPriorityClass, sizes[i])
 	}); err != nil {
 		return res, err
 	}

@@ -17,10 +17,15 @@ limitations under the License.
 package schedbench
 
 import (
+	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func TestPreemptorMix(t *testing.T) {
@@ -109,7 +114,7 @@ func TestPreemptionOptions(t *testing.T) {
 		{"one preemptor per node is accepted", func(o *Options) { o.Preemptors = 20 }, ""},
 		{"an existing cluster is refused", func(o *Options) { o.Kubeconfig = "/nonexistent" }, "in-process control plane only"},
 		{"measured pods are refused", func(o *Options) { o.Pods = 5 }, "sets its own pods"},
-		{"pre-created claims are refused", func(o *Options) { o.Claims = ClaimsPerPod }, `not claims mode "claim"`},
+		{"pre-created claims are accepted", func(o *Options) { o.Claims = ClaimsPerPod }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			completeWorkload(t, WorkloadPreemption, h100, tc.change, tc.wantErr)
@@ -145,6 +150,69 @@ func samplePreemptionReport() *Report {
 			{Nodes: 32, Devices: 256, Config: ConfigInTree, Pods: 8, SchedulerCPUSeconds: 0.2, ResourceClaimWorkers: 50,
 				Preemption: &PreemptionResult{LowPods: 256, MinVictims: 30, Sizes: sizes(false, false)}},
 		}}
+}
+
+func TestPreemptionObjectsGiveEachPodTheClaimItsDevicesNeed(t *testing.T) {
+	pods := preemptionPods{lows: []string{"low-0", "low-1"}, preemptors: []string{"preemptor-0", "preemptor-1"}, sizes: []int{2, 8}}
+	for _, tc := range []struct {
+		name string
+		mode ClaimMode
+		// templates and claims are the device counts created, by name.
+		templates, claims map[string]int64
+	}{
+		{"templates come one per device count, the low pods' one included", ClaimsTemplate,
+			map[string]int64{preemptionTemplate(1): 1, preemptionTemplate(2): 2, preemptionTemplate(8): 8}, map[string]int64{}},
+		{"pre-created claims come one per pod, of its devices", ClaimsPerPod,
+			map[string]int64{}, map[string]int64{"low-0": 1, "low-1": 1, "preemptor-0": 2, "preemptor-1": 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			client := fake.NewClientset()
+			if err := createPreemptionObjects(ctx, client, "ns", mustShape(t, "h100"), ConfigOurs, tc.mode, pods, 2); err != nil {
+				t.Fatal(err)
+			}
+			templates, err := client.ResourceV1().ResourceClaimTemplates("ns").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotTemplates := map[string]int64{}
+			for _, tmpl := range templates.Items {
+				gotTemplates[tmpl.Name] = tmpl.Spec.Spec.Devices.Requests[0].Exactly.Count
+			}
+			claims, err := client.ResourceV1().ResourceClaims("ns").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotClaims := map[string]int64{}
+			for _, claim := range claims.Items {
+				gotClaims[claim.Name] = claim.Spec.Devices.Requests[0].Exactly.Count
+			}
+			if !maps.Equal(gotTemplates, tc.templates) || !maps.Equal(gotClaims, tc.claims) {
+				t.Errorf("templates %v and claims %v, want %v and %v", gotTemplates, gotClaims, tc.templates, tc.claims)
+			}
+			// Each pod references what was made for it.
+			for i := range len(pods.lows) + len(pods.preemptors) {
+				name, devices := pods.devices(i)
+				pod := makePriorityPod(name, "ns", ConfigOurs, tc.mode, highPriorityClass, devices)
+				if i < len(pods.lows) {
+					pod = makeLowPod(name, "ns", ConfigOurs, tc.mode)
+				}
+				ref := pod.Spec.ResourceClaims[0]
+				switch {
+				case ref.ResourceClaimTemplateName != nil:
+					if _, ok := gotTemplates[*ref.ResourceClaimTemplateName]; !ok || *ref.ResourceClaimTemplateName != preemptionTemplate(devices) {
+						t.Errorf("pod %s of %d devices references template %s", name, devices, *ref.ResourceClaimTemplateName)
+					}
+				case ref.ResourceClaimName != nil:
+					if gotClaims[*ref.ResourceClaimName] != int64(devices) {
+						t.Errorf("pod %s of %d devices references claim %s of %d", name, devices, *ref.ResourceClaimName, gotClaims[*ref.ResourceClaimName])
+					}
+				default:
+					t.Errorf("pod %s references neither a claim nor a template", name)
+				}
+			}
+		})
+	}
 }
 
 func TestPreemptionTable(t *testing.T) {
