@@ -63,9 +63,12 @@ limitations under the License.
 //     (podfeed.go: the nomination clock, the preemption metrics), each
 //     handler guarded like an extension point.
 //   - PreFilter resolves the pod's claims and builds one allocator over the
-//     inventory and the allocated devices; Filter asks it per node only
-//     whether the claims fit; the devices are chosen (nodeResults, once
-//     per node and cycle) for the few nodes Score and Reserve ask about;
+//     inventory and the allocated devices; Filter asks it per node
+//     whether the claims fit; the devices are chosen (nodeResults, one
+//     search per node and cycle, searchDevices) for the few nodes Score
+//     and Reserve ask about, or already by Filter where its answer
+//     depends on them (a gang's planned siblings, fitBesideSiblings;
+//     node-allocatable resources, filterNodeAllocatable);
 //     Reserve marks them in flight; PreBind writes allocation and
 //     reservation with conflict retries and waits for binding conditions;
 //     Unreserve and PostFilter undo, as the in-tree plugin does.

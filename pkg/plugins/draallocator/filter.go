@@ -34,7 +34,11 @@ import (
 
 // filter checks the pod's allocated claims against the node and asks the
 // allocator whether the rest fit. Which devices they get is searched
-// later, only for the nodes Score and Reserve ask about (nodeResults).
+// later, only for the nodes Score and Reserve ask about (nodeResults),
+// except where the answer depends on them: beside the siblings a gang's
+// plan puts on the node (fitBesideSiblings) and where devices take
+// node-allocatable resources (filterNodeAllocatable). Those searches
+// cache the devices for Score and Reserve.
 func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
@@ -237,22 +241,33 @@ func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.P
 	if len(claims) == 0 {
 		return nil, nil
 	}
-	// Beside the siblings the group's plan puts on the node: the pod's
-	// claims come first, and its results are the first ones.
-	all := claims
-	if siblings, n := s.gang.siblingsOn(node.Name); n > 0 {
-		all = append(slices.Clone(claims), siblings...)
-	}
-	results, err := s.alloc.AllocateWithin(ctx, node, all, timeout)
+	siblings, _ := s.gang.siblingsOn(node.Name)
+	results, err := s.searchDevices(ctx, node, claims, siblings, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
 	}
-	if results != nil {
-		results = results[:len(claims)]
-	}
-	if len(results) != len(claims) {
+	if results == nil {
 		return nil, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)
 	}
+	return results, nil
+}
+
+// searchDevices is the one search for the devices of the pod's claims on
+// node, beside siblings, the claims of the members of its group that the
+// plan puts there: the pod's claims come first, so its results are the
+// first ones. It caches the pod's share for Score and Reserve and returns
+// it; nil where they do not fit together. A positive timeout limits the
+// search as FitsWithin's does.
+func (s *stateData) searchDevices(ctx context.Context, node *v1.Node, claims, siblings []*resourceapi.ResourceClaim, timeout time.Duration) ([]resourceapi.AllocationResult, error) {
+	all := claims
+	if len(siblings) > 0 {
+		all = append(slices.Clone(claims), siblings...)
+	}
+	results, err := s.alloc.AllocateWithin(ctx, node, all, timeout)
+	if err != nil || results == nil {
+		return nil, err
+	}
+	results = results[:len(claims)]
 	s.mu.Lock()
 	s.results[node.Name] = results
 	s.mu.Unlock()

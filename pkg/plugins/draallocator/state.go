@@ -98,7 +98,8 @@ type stateData struct {
 	unavailable sets.Set[int]
 	// results holds the devices found per node name, in toAllocate order
 	// followed by the extended-resource claim's, for the nodes Score or
-	// Reserve asked about.
+	// Reserve asked about and those where Filter searched them
+	// (searchDevices).
 	results map[string][]resourceapi.AllocationResult
 }
 
