@@ -80,7 +80,9 @@ func (pl *DRAAllocator) Filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 }
 
 // PostFilter runs when no node fits: it may deallocate a claim of the pod
-// that no node could use.
+// that no node could use, or else keeps the pod's nomination while the
+// devices of its victims are being released on its nominated node
+// (releasing.go).
 func (pl *DRAAllocator) PostFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (result *fwk.PostFilterResult, status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "PostFilter", pod, &status)
 	pl.guard.enter("PostFilter", pod)

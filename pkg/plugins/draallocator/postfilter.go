@@ -33,7 +33,10 @@ import (
 // postFilter runs when no node fits. If an allocated claim of the pod could
 // not be used on some node and nobody else uses it, it deallocates that
 // claim, so that the next attempt may allocate it elsewhere — as the
-// in-tree plugin does.
+// in-tree plugin does. Otherwise it keeps the pod's nomination while the
+// devices it needs on its nominated node are being released
+// (awaitRelease, releasing.go), so that no second round of evictions
+// starts.
 func (pl *DRAAllocator) postFilter(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (_ *fwk.PostFilterResult, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {

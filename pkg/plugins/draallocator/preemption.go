@@ -156,9 +156,10 @@ func (pl *DRAAllocator) dryRunChange(ctx context.Context, s *stateData, d *dryRu
 
 // released returns the allocations that the dry run's removed pods free
 // on node, by the rule kubectl dra explain follows too
-// (eviction.Released): a claim in flight counts with its pending
-// allocation. Once the dry run gives victims back, what they free is a part of what they freed
-// before (dryRunReleases), until a pod is removed again or added.
+// (eviction.ReleasesBy): a claim in flight counts with its pending
+// allocation. Once the dry run gives victims back, what they free is a
+// part of what they freed before (dryRunReleases), until a pod is removed
+// again or added.
 func (pl *DRAAllocator) released(d *dryRun, node string, staying []fwk.PodInfo) []*resourceapi.AllocationResult {
 	if len(d.added) == 0 && d.releases.cover(d.removed) {
 		return d.releases.freedBy(d.removed)
