@@ -71,12 +71,12 @@ limitations under the License.
 // device indexes, parsed node selectors, a NodeView per node — pools and
 // candidate devices in search order — cached until a slice or the node's
 // labels change); the allocated devices are a State (state.go), kept up
-// to date by a Tracker (tracker.go) in long-lived callers, and changed
-// without being modified by a WhatIf (whatif.go: Allocator.WhatIf turns a
-// preemption dry run's vacated node, released and taken devices into an
-// allocator over a new State; States share unchanged bits, pkg/cowbits);
-// what is kept
-// for selectors is bounded (cache.go: past cacheLimits — 4096
+// to date by a Tracker (tracker.go; the State it hands out,
+// trackerstate.go) in long-lived callers, and changed without being
+// modified by a WhatIf (whatif.go: Allocator.WhatIf turns a preemption
+// dry run's vacated node, released and taken devices into an allocator
+// over a new State; States share unchanged bits, pkg/cowbits); what is
+// kept for selectors is bounded (cache.go: past cacheLimits — 4096
 // expressions, 4096 chains, 256 MiB estimated by default — the least
 // recently used expressions and chains are evicted, their results freed,
 // and view memos drop an evicted chain's selections the next time they

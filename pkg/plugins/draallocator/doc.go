@@ -79,7 +79,8 @@ limitations under the License.
 //     requeue nobody; claims a PodGroup declares are reserved for the
 //     PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees what
 //     keeps a gang from fitting (podgroup_postfilter.go).
-//   - A pod-group cycle's devices are planned jointly (gangplan.go,
+//   - A pod-group cycle's devices are planned jointly (gangplan.go, a
+//     pod's side of the plan in gangmember.go,
 //     docs/design/gang-allocation.md): the first PreFilter of a placement
 //     assigns the group's unscheduled pods to nodes so that on each node
 //     their claims fit together (allocator.PlanGang), or fails every pod
@@ -165,8 +166,8 @@ limitations under the License.
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
-//	Filter              filter.go         r stateData, dryRun, gangPlan;
-//	                                      w unavailable, results, nodeStatuses (mu);
+//	Filter              filter.go,        r stateData, dryRun, gangPlan;
+//	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
