@@ -41,7 +41,7 @@ type Allocator struct {
 	state    *State
 	policy   Policy
 	// domain, when set, is the topology domain the allocator keeps to
-	// (WithinDomain): its state holds other domains' devices as taken.
+	// (KeptTo): its state holds other domains' devices as taken.
 	domain *domainRestriction
 
 	// prepared caches the node-independent validation of the claims the

@@ -39,7 +39,7 @@ type cacheLimits struct {
 	// MaxChains bounds the selector chains (a class's and a request's
 	// selectors together) whose per-node results are kept.
 	MaxChains int
-	// MaxBytes bounds the estimated size of both (CacheStats.Bytes).
+	// MaxBytes bounds the estimated size of both (MatcherStats.Bytes).
 	MaxBytes int64
 }
 
@@ -241,21 +241,10 @@ func (m *Matcher) isLiveChain(chain int) bool {
 	return ok
 }
 
-// CacheStats is what a Matcher keeps.
-type CacheStats struct {
-	// Expressions and Chains are the cached CEL expressions and selector
-	// chains.
-	Expressions, Chains int
-	// Bytes estimates the memory both hold: compiled programs, results
-	// per device, and the chains' selections and summaries per node view.
-	Bytes int64
-	// Evictions counts expressions and chains evicted so far.
-	Evictions int64
-}
-
-// CacheStats reports the cache's size.
-func (m *Matcher) CacheStats() CacheStats {
+// cacheSize fills in st's cache fields.
+func (m *Matcher) cacheSize(st *MatcherStats) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return CacheStats{Expressions: len(m.exprs), Chains: len(m.chains), Bytes: m.bytes.Load(), Evictions: m.evictions.Load()}
+	st.Expressions, st.Chains = len(m.exprs), len(m.chains)
+	st.Bytes, st.Evictions = m.bytes.Load(), m.evictions.Load()
 }

@@ -101,7 +101,7 @@ func TestDistinctSelectorsOverTimeKeepTheCacheWithinItsLimitsAndAnswerAsUpstream
 	noneAllocated := structured.AllocatedState{}
 
 	var warmHeap uint64
-	var maxStats allocator.CacheStats
+	var maxStats allocator.MatcherStats
 	for i := range selectors {
 		if i == warmUp {
 			warmHeap = heapInUse()
@@ -130,7 +130,7 @@ func TestDistinctSelectorsOverTimeKeepTheCacheWithinItsLimitsAndAnswerAsUpstream
 		} else if i%3 == 0 && !fitsExactlyOnOneNode(got) {
 			t.Fatalf("selector %d pins one GPU but the allocations are %v", i, got)
 		}
-		st := matcher.CacheStats()
+		st := matcher.Stats()
 		if st.Expressions > limits.MaxExpressions || st.Chains > limits.MaxChains || st.Bytes > limits.MaxBytes {
 			t.Fatalf("after %d selectors the cache holds %+v, over the limits %+v", i+1, st, limits)
 		}
@@ -139,7 +139,7 @@ func TestDistinctSelectorsOverTimeKeepTheCacheWithinItsLimitsAndAnswerAsUpstream
 		maxStats.Bytes = max(maxStats.Bytes, st.Bytes)
 	}
 	endHeap := heapInUse()
-	st := matcher.CacheStats()
+	st := matcher.Stats()
 	t.Logf("%d distinct selectors: at most %d expressions, %d chains, %.1f MiB estimated; %d evictions; heap %.1f MiB after warm-up, %.1f MiB at the end",
 		selectors, maxStats.Expressions, maxStats.Chains, float64(maxStats.Bytes)/(1<<20), st.Evictions,
 		float64(warmHeap)/(1<<20), float64(endHeap)/(1<<20))
@@ -200,10 +200,10 @@ func TestRepublishedSlicesReplaceTheirViewsChargeInTheCacheEstimate(t *testing.T
 			}
 		}
 		if round == 0 {
-			afterFirst = matcher.CacheStats().Bytes
+			afterFirst = matcher.Stats().Bytes
 		}
 	}
-	if got := matcher.CacheStats().Bytes; got != afterFirst {
+	if got := matcher.Stats().Bytes; got != afterFirst {
 		t.Errorf("after 200 republications of one slice the cache estimate is %d bytes, after the first %d: replaced views must not be charged", got, afterFirst)
 	}
 }

@@ -416,7 +416,7 @@ func runConcurrencyShape(t *testing.T, shape concurrencyShape, cycles int, seed 
 			t.Fatalf("%d answers differ from the serial run over the mirror (first 10 shown)", failures)
 		}
 	}
-	evictions := matcher.CacheStats().Evictions
+	evictions := matcher.Stats().Evictions
 	t.Logf("%d cycles, %d concurrent calls, %d tracker changes during them, %d cache evictions; %d fitting and %d not fitting (node, pod) pairs, reasons %v",
 		cycles, calls, changesDuring, evictions, fitting, notFitting, explained)
 	if evictions == 0 {

@@ -19,6 +19,7 @@ package allocator
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -76,7 +77,7 @@ type Diagnosis struct {
 	// Results are Allocate's results, one per claim; nil if the claims do
 	// not fit.
 	Results []resourceapi.AllocationResult
-	// Explanation is Explain's finding when they do not fit.
+	// Explanation is ExplainBefore's finding when they do not fit.
 	Explanation Explanation
 	// Requests has every request of every claim, in claim and request
 	// order, a firstAvailable request's alternatives in their order.
@@ -87,9 +88,9 @@ type Diagnosis struct {
 func (d Diagnosis) Fits() bool { return d.Results != nil }
 
 // Diagnose tells what Allocate decides for claims on node and why: the
-// results, or Explain's finding, and the device counts of every request.
-// It answers exactly as Allocate and Explain do, without a deadline; its
-// error is Allocate's.
+// results, or ExplainBefore's finding, and the device counts of every
+// request. It answers exactly as Allocate and ExplainBefore do, without a
+// deadline; its error is Allocate's.
 func (a *Allocator) Diagnose(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) (Diagnosis, error) {
 	results, err := a.Allocate(ctx, node, claims)
 	if err != nil {
@@ -97,7 +98,7 @@ func (a *Allocator) Diagnose(ctx context.Context, node *v1.Node, claims []*resou
 	}
 	d := Diagnosis{Results: results}
 	if results == nil {
-		d.Explanation = a.Explain(ctx, node, claims)
+		d.Explanation = a.ExplainBefore(ctx, node, claims, time.Time{})
 	}
 	d.Requests, err = a.countRequests(ctx, node, claims)
 	if err != nil {

@@ -81,7 +81,7 @@ limitations under the License.
 // recently used expressions and chains are evicted, their results freed,
 // and view memos drop an evicted chain's selections the next time they
 // are extended; chain numbers are never reused, so a request prepared
-// before an eviction stays correct). Explain and Diagnose (explain.go,
+// before an eviction stays correct). ExplainBefore and Diagnose (explain.go,
 // diagnose.go) re-run stages 2 and 5 on a node that does not fit to say
 // why. Tracker.Compare (trackercheck.go, countcheck.go, statecheck.go) is
 // the consistency check of a long-lived Tracker: its claims against the
@@ -113,8 +113,8 @@ limitations under the License.
 //
 // # Policies
 //
-// FirstFit (the default, and the differential tests') is upstream-exact. Packing
-// walks the same candidates in another order — partitions of partly used
+// FirstFit (the default, and the differential tests') is upstream-exact.
+// Packing walks the same candidates in another order — partitions of partly used
 // GPUs first, then the smallest matching device — so it picks another
 // valid allocation but never changes whether one exists.
 //
@@ -126,8 +126,8 @@ limitations under the License.
 // and WhatIf derive allocators over other States and share what the first
 // prepared; WithPlacements lets allocators of one inventory generation
 // share where what-ifs' allocations land (Placements), across a
-// scheduler's cycles. Methods ending in Within take a timeout (upstream's filter
-// timeout), ExplainBefore a deadline. The differential tests build ours
+// scheduler's cycles. Methods ending in Within take a timeout
+// (upstream's filter timeout), ExplainBefore a deadline. The differential tests build ours
 // with upstream's NewAllocator signature (export_test.go), over a private
 // inventory of the given slices.
 //
@@ -142,6 +142,16 @@ limitations under the License.
 // another ending the branch, memoised per node and multiset of classes,
 // and bounded by a budget of allocator calls; it only calls Fits, so it
 // changes no allocation outside gangs.
+//
+// # Topology
+//
+// Domains given by a device attribute (an NVLink domain, a fabric
+// partition) are in domain.go: DomainValues says which domains of an
+// attribute a node is in, and KeptTo derives an allocator that takes
+// only one domain's devices (and those without the attribute), holding
+// the others as taken. How full a node or a domain is, for the scoring
+// strategies that pack or spread, is in occupancy.go (Occupancy,
+// NodeOccupancy, DomainOccupancy, DomainFree).
 //
 // # Invariants
 //

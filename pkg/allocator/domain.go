@@ -29,7 +29,7 @@ import (
 // NVLink domain or fabric partition of a GPU as an attribute of the
 // device, not as a node label. A scheduler that keeps a pod group in one
 // such domain asks which domains a node is in (DomainValues) and, while it
-// tries one, allocates only within it (WithinDomain).
+// tries one, allocates only within it (KeptTo).
 
 // DomainValues returns the values, sorted and distinct, that the devices
 // node can use give their attribute key (fully qualified, "domain/name"):
@@ -49,7 +49,7 @@ func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
 	return values
 }
 
-// WithinDomain returns an allocator like a (see WithState) that takes no
+// KeptTo returns an allocator like a (see WithState) that takes no
 // device whose attribute key has a value other than value: the devices of
 // other domains are held as taken (shared ones too), and no what-if frees
 // them; those that were free consume no counters (a GPU's partitions in
@@ -62,7 +62,7 @@ func (a *Allocator) DomainValues(node *v1.Node, key string) []string {
 // Only the devices the nodes can use are looked at (the domain's nodes:
 // the allocator is asked about no other), so that keeping a pod to its
 // domain costs the domain's devices, not the cluster's.
-func (a *Allocator) WithinDomain(key, value string, nodes []*v1.Node) *Allocator {
+func (a *Allocator) KeptTo(key, value string, nodes []*v1.Node) *Allocator {
 	next := a.state.copyForChange()
 	n := a.inv.NumIndexes()
 	next.outside, next.held = cloneOrNew(next.outside, n), cloneOrNew(next.held, n)

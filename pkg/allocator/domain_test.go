@@ -68,7 +68,7 @@ func TestDomainValuesAreTheDomainsANodesDevicesAreIn(t *testing.T) {
 	}
 }
 
-func TestWithinDomainTakesOnlyTheDomainsDevicesAndThoseWithoutTheAttribute(t *testing.T) {
+func TestKeptToADomainTakesOnlyTheDomainsDevicesAndThoseWithoutTheAttribute(t *testing.T) {
 	nodes, sl := nvlinkCluster()
 	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"), objects.DeviceClass("nic", "nic.example.com"))
 	a := newTestAllocator(structured.AllocatedState{}, classes, sl)
@@ -88,7 +88,7 @@ func TestWithinDomainTakesOnlyTheDomainsDevicesAndThoseWithoutTheAttribute(t *te
 		{"a NIC without the attribute stays usable", "nvl-1", []*resourceapi.ResourceClaim{gpus(1), nic}, []string{"gpu-0", "nic-0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := a.WithinDomain(nvlinkDomain, tc.domain, nodes[:1]).Allocate(t.Context(), nodes[0], tc.claims)
+			res, err := a.KeptTo(nvlinkDomain, tc.domain, nodes[:1]).Allocate(t.Context(), nodes[0], tc.claims)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestDomainOccupancyCountsTheGroupsDriversOnceEach(t *testing.T) {
 	}
 }
 
-func TestWithinDomainLeavesSharedCountersToTheDomain(t *testing.T) {
+func TestKeptToADomainLeavesSharedCountersToTheDomain(t *testing.T) {
 	const gpu = "gpu.example.com"
 	node := objects.MakeNode("n").Obj()
 	classes := inventorygen.NewClassLister(objects.SizeClass("half", gpu, "half"), objects.SizeClass("whole", gpu, "whole"))
@@ -136,12 +136,12 @@ func TestWithinDomainLeavesSharedCountersToTheDomain(t *testing.T) {
 	}
 	// Keyed by size, the whole device is in another domain than its
 	// halves: held as taken, it must not consume the GPU's counters.
-	res, err := a.WithinDomain(gpu+"/size", "half", []*v1.Node{node}).Allocate(t.Context(), node, halves)
+	res, err := a.KeptTo(gpu+"/size", "half", []*v1.Node{node}).Allocate(t.Context(), node, halves)
 	if err != nil || len(res) != 2 {
 		t.Fatalf("two halves within the half domain: %v, %v; want both", res, err)
 	}
 	whole := []*resourceapi.ResourceClaim{objects.Claim("w", "ns", objects.ClaimSpec("req", "whole", 1))}
-	if res, err := a.WithinDomain(gpu+"/size", "half", []*v1.Node{node}).Allocate(t.Context(), node, whole); err != nil || res != nil {
+	if res, err := a.KeptTo(gpu+"/size", "half", []*v1.Node{node}).Allocate(t.Context(), node, whole); err != nil || res != nil {
 		t.Errorf("the whole GPU within the half domain: %v, %v; want none", res, err)
 	}
 }
@@ -170,7 +170,7 @@ func TestAWhatIfFreesNoDeviceOutsideTheDomain(t *testing.T) {
 	nodes, sl := nvlinkCluster()
 	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"))
 	held := structured.AllocatedState{AllocatedDevices: sets.New(structured.MakeDeviceID("gpu.example.com", "a", "gpu-0"))}
-	a := newTestAllocator(held, classes, sl).WithinDomain(nvlinkDomain, "nvl-2", nodes)
+	a := newTestAllocator(held, classes, sl).KeptTo(nvlinkDomain, "nvl-2", nodes)
 	three := []*resourceapi.ResourceClaim{objects.Claim("g", "ns", objects.ClaimSpec("req", "gpu", 3))}
 	// Node a vacated (its claims released, as a preemption dry run
 	// predicts): gpu-0, allocated and in nvl-1, must stay out of reach.

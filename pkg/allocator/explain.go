@@ -28,59 +28,62 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
-// ExplanationKind classifies why claims do not fit on a node, from the
-// most to the least specific finding.
-type ExplanationKind int
+// explanationKind classifies why claims do not fit on a node. The kinds
+// are in no particular order: rank orders them from closest to fitting to
+// furthest, and Explanation.String renders each.
+type explanationKind int
 
 const (
-	// CannotAllocate: every request has enough usable matching devices on
+	// kindCannotAllocate: every request has enough usable matching devices on
 	// its own, yet no combination satisfies them all (counters or capacity
 	// shared by its devices, or several requests competing for the same
 	// devices).
-	CannotAllocate ExplanationKind = iota
-	// NoMatchingDevice: no device on the node matches the request's class
+	kindCannotAllocate explanationKind = iota
+	// kindNoMatchingDevice: no device on the node matches the request's class
 	// and selectors.
-	NoMatchingDevice
-	// AllMatchingAllocated: devices match, but all of them are allocated.
-	AllMatchingAllocated
-	// NotEnoughFree: some matching devices are free, fewer than requested.
-	NotEnoughFree
-	// ConstraintUnsatisfiable: enough devices are free for each request,
+	kindNoMatchingDevice
+	// kindAllMatchingAllocated: devices match, but all of them are allocated.
+	kindAllMatchingAllocated
+	// kindNotEnoughFree: some matching devices are free, fewer than requested.
+	kindNotEnoughFree
+	// kindConstraintUnsatisfiable: enough devices are free for each request,
 	// but none of their combinations meets the claim's constraints.
-	ConstraintUnsatisfiable
-	// CutShort: the claims do not fit, but ExplainBefore's deadline ended
+	kindConstraintUnsatisfiable
+	// kindCutShort: the claims do not fit, but ExplainBefore's deadline ended
 	// the search for the cause before it was found.
-	CutShort
-	// TooFewMatching: fewer devices on the node match the request than it
+	kindCutShort
+	// kindTooFewMatching: fewer devices on the node match the request than it
 	// asks for, allocated or not: the node could not hold it even empty.
-	TooFewMatching
-	// UntoleratedTaints: enough matching devices are free, but too many
+	kindTooFewMatching
+	// kindUntoleratedTaints: enough matching devices are free, but too many
 	// of them have taints the request does not tolerate.
-	UntoleratedTaints
-	// CountersExhausted: enough matching devices are free, but too many
+	kindUntoleratedTaints
+	// kindCountersExhausted: enough matching devices are free, but too many
 	// of them are partitions whose shared counters (a GPU's memory or
 	// compute) other allocations have used up.
-	CountersExhausted
-	// CapacityExhausted: enough matching devices allow sharing, but too
+	kindCountersExhausted
+	// kindCapacityExhausted: enough matching devices allow sharing, but too
 	// many of them lack the capacity the request consumes.
-	CapacityExhausted
-	// NodeOperationsRequired: enough matching devices are free, but too
+	kindCapacityExhausted
+	// kindNodeOperationsRequired: enough matching devices are free, but too
 	// many of them skip node operations (DRAOptionalNodeOperations), which
 	// the node does not declare it honours.
-	NodeOperationsRequired
+	kindNodeOperationsRequired
 )
 
 // Explanation says why claims do not fit on a node. Its String is the same
 // for every node with the same finding, so that a scheduler can count
 // nodes by reason.
 type Explanation struct {
-	Kind ExplanationKind
+	// Kind is the finding; String says it in words, the same for every
+	// node with the same finding.
+	Kind explanationKind
 	// Request is the request (the base name of a firstAvailable request)
 	// the finding is about; Class and Selectors describe what it asks for.
 	Request   string
 	Class     string
 	Selectors []string
-	// Need is how many devices the request asks for (TooFewMatching).
+	// Need is how many devices the request asks for (kindTooFewMatching).
 	Need int
 	// Constraint names the attribute constraint, as "matchAttribute <name>"
 	// or "distinctAttribute <name>".
@@ -102,52 +105,48 @@ func (e Explanation) String() string {
 
 func (e Explanation) finding() string {
 	switch e.Kind {
-	case NoMatchingDevice:
+	case kindNoMatchingDevice:
 		what := "class " + e.Class
 		if len(e.Selectors) > 0 {
 			what += ", selector " + strings.Join(e.Selectors, " && ")
 		}
 		return fmt.Sprintf("no device matches request %q (%s)", e.Request, what)
-	case TooFewMatching:
+	case kindTooFewMatching:
 		return fmt.Sprintf("request %q needs %d matching devices, more than the node has, allocated or free (class %s)", e.Request, e.Need, e.Class)
-	case AllMatchingAllocated:
+	case kindAllMatchingAllocated:
 		return fmt.Sprintf("all devices matching request %q are allocated", e.Request)
-	case UntoleratedTaints:
+	case kindUntoleratedTaints:
 		return fmt.Sprintf("free devices matching request %q have taints it does not tolerate (class %s)", e.Request, e.Class)
-	case CountersExhausted:
+	case kindCountersExhausted:
 		return fmt.Sprintf("free devices matching request %q need shared counters that other allocations used up (class %s)", e.Request, e.Class)
-	case CapacityExhausted:
+	case kindCapacityExhausted:
 		return fmt.Sprintf("devices matching request %q have too little capacity left for it (class %s)", e.Request, e.Class)
-	case NodeOperationsRequired:
+	case kindNodeOperationsRequired:
 		return fmt.Sprintf("free devices matching request %q skip node operations, which the node does not declare it supports (DRAOptionalNodeOperations; class %s)", e.Request, e.Class)
-	case NotEnoughFree:
+	case kindNotEnoughFree:
 		return fmt.Sprintf("not enough free devices for request %q (class %s)", e.Request, e.Class)
-	case ConstraintUnsatisfiable:
+	case kindConstraintUnsatisfiable:
 		return e.Constraint + " unsatisfiable"
-	case CutShort:
+	case kindCutShort:
 		return "cannot allocate all claims (the search for the cause was cut short by the filter timeout)"
 	default:
 		return "cannot allocate all claims"
 	}
 }
 
-// Explain tells why Allocate found no solution for claims on node. It is
-// meant for the failure path only: it may allocate, and it assumes that
-// Allocate returned neither results nor an error for the same inputs.
-func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) Explanation {
-	return a.ExplainBefore(ctx, node, claims, time.Time{})
-}
-
-// ExplainBefore is Explain that ends by a deadline (the ...Within methods
-// take a timeout instead), so that a scheduler's Filter can spend one time
-// budget on FitsWithin and the explanation together: take deadline as the
-// start plus the filter timeout. The deadline limits
+// ExplainBefore tells why Allocate found no solution for claims on node,
+// by a deadline. It is meant for the failure path only: it may allocate,
+// and it assumes that Allocate returned neither results nor an error for
+// the same inputs. The deadline (the ...Within methods take a timeout
+// instead) lets a scheduler's Filter spend one time budget on FitsWithin
+// and the explanation together: take deadline as the start plus the
+// filter timeout. The deadline limits
 // what FitsWithin's timeout limits — evaluating selectors, each search for
 // the cause (one per claim constraint and more) — while findings read off
 // selections already kept for the node need no time. When the deadline
-// ends the search first, the finding is CutShort. The zero deadline means
+// ends the search first, the finding is kindCutShort. The zero deadline means
 // none; a context that ends first makes the finding the generic
-// CannotAllocate.
+// kindCannotAllocate.
 func (a *Allocator) ExplainBefore(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, deadline time.Time) Explanation {
 	view, id, err := a.inv.ViewAndID(node, a.viewOptions())
 	if err != nil {
@@ -213,7 +212,7 @@ func (a *Allocator) explainFromCounts(ctx context.Context, p *prepared, id inven
 			r := alts[0]
 			e := Explanation{Request: r.base, Class: r.class.Name, Selectors: r.describeSelectors()}
 			e.Kind, e.Need = findingOf(n, r.numDevices)
-			if e.Kind != CannotAllocate {
+			if e.Kind != kindCannotAllocate {
 				return e, true
 			}
 		}
@@ -227,12 +226,12 @@ func (c *call) interrupted() bool {
 	return c.ctx.Err() != nil || !c.deadline.IsZero() && time.Now().After(c.deadline)
 }
 
-// failed is the explanation when the call's work failed: CutShort if the
+// failed is the explanation when the call's work failed: kindCutShort if the
 // deadline cut it off, else the generic finding (the work itself failed,
 // or the caller stopped asking).
 func (c *call) failed() Explanation {
 	if c.ctx.Err() == nil && c.interrupted() {
-		return Explanation{Kind: CutShort}
+		return Explanation{Kind: kindCutShort}
 	}
 	return Explanation{}
 }
@@ -255,7 +254,7 @@ func (c *call) explain(node *v1.Node, view *inventory.NodeView) Explanation {
 					best = e
 				}
 			}
-			if best.Kind != CannotAllocate {
+			if best.Kind != kindCannotAllocate {
 				return best
 			}
 		}
@@ -302,12 +301,12 @@ func (a *Allocator) blameConstraint(ctx context.Context, node *v1.Node, view *in
 			return Explanation{}, false, err
 		}
 		if !ok {
-			return Explanation{Kind: ConstraintUnsatisfiable, Constraint: name}, true, nil
+			return Explanation{Kind: kindConstraintUnsatisfiable, Constraint: name}, true, nil
 		}
 		names = append(names, name)
 	}
 	// Each holds alone; only together do they fail.
-	return Explanation{Kind: ConstraintUnsatisfiable, Constraint: strings.Join(names, " with ")}, true, nil
+	return Explanation{Kind: kindConstraintUnsatisfiable, Constraint: strings.Join(names, " with ")}, true, nil
 }
 
 func constraintName(con resourceapi.DeviceConstraint) string {
@@ -346,13 +345,13 @@ func (a *Allocator) fits(ctx context.Context, node *v1.Node, view *inventory.Nod
 }
 
 // rank orders kinds from "closest to fitting" to "furthest".
-func rank(k ExplanationKind) int {
+func rank(k explanationKind) int {
 	switch k {
-	case CannotAllocate:
+	case kindCannotAllocate:
 		return 0
-	case NotEnoughFree, UntoleratedTaints, CountersExhausted, CapacityExhausted, NodeOperationsRequired:
+	case kindNotEnoughFree, kindUntoleratedTaints, kindCountersExhausted, kindCapacityExhausted, kindNodeOperationsRequired:
 		return 1
-	case AllMatchingAllocated:
+	case kindAllMatchingAllocated:
 		return 2
 	default:
 		return 3
@@ -378,30 +377,30 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 }
 
 // findingOf is the finding for a request that needs need of the devices
-// counted in n, with the Need it reports (TooFewMatching only).
-func findingOf(n DeviceCounts, need int) (ExplanationKind, int) {
+// counted in n, with the Need it reports (kindTooFewMatching only).
+func findingOf(n DeviceCounts, need int) (explanationKind, int) {
 	switch {
 	case n.Matching == 0:
-		return NoMatchingDevice, 0
+		return kindNoMatchingDevice, 0
 	case n.Matching < need:
-		return TooFewMatching, need
+		return kindTooFewMatching, need
 	case n.Allocated == n.Matching:
-		return AllMatchingAllocated, 0
+		return kindAllMatchingAllocated, 0
 	case n.Matching-n.Allocated < need:
-		return NotEnoughFree, 0
+		return kindNotEnoughFree, 0
 	case n.Usable >= need:
-		return CannotAllocate, 0
+		return kindCannotAllocate, 0
 	}
 	// Enough are free; name what blocks most of the rest.
-	kind := UntoleratedTaints
+	kind := kindUntoleratedTaints
 	if n.CountersExhausted > n.Tainted {
-		kind = CountersExhausted
+		kind = kindCountersExhausted
 	}
 	if n.CapacityExhausted > max(n.Tainted, n.CountersExhausted) {
-		kind = CapacityExhausted
+		kind = kindCapacityExhausted
 	}
 	if n.NodeOperationsRequired > max(n.Tainted, n.CountersExhausted, n.CapacityExhausted) {
-		kind = NodeOperationsRequired
+		kind = kindNodeOperationsRequired
 	}
 	return kind, 0
 }

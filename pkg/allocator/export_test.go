@@ -34,6 +34,29 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
+// ExplanationKind and its values name the kinds of Explanation for the
+// external tests.
+type ExplanationKind = explanationKind
+
+const (
+	CannotAllocate          = kindCannotAllocate
+	NoMatchingDevice        = kindNoMatchingDevice
+	AllMatchingAllocated    = kindAllMatchingAllocated
+	NotEnoughFree           = kindNotEnoughFree
+	ConstraintUnsatisfiable = kindConstraintUnsatisfiable
+	CutShort                = kindCutShort
+	TooFewMatching          = kindTooFewMatching
+	UntoleratedTaints       = kindUntoleratedTaints
+	CountersExhausted       = kindCountersExhausted
+	CapacityExhausted       = kindCapacityExhausted
+	NodeOperationsRequired  = kindNodeOperationsRequired
+)
+
+// Explain is ExplainBefore without a deadline, for the tests.
+func (a *Allocator) Explain(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim) Explanation {
+	return a.ExplainBefore(ctx, node, claims, time.Time{})
+}
+
 // NewAllocator builds an allocator over a private inventory of slices, with
 // the parameters and contract of upstream's structured.NewAllocator, so
 // that the differential tests build both the same way. As there, every

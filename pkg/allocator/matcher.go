@@ -239,12 +239,26 @@ func (m *Matcher) match(ctx context.Context, e *exprResults, d *inventory.Device
 	return match, err
 }
 
-// Stats reports how many CEL evaluations ran and how many answers came
-// from the cache.
-func (m *Matcher) Stats() (evaluations, hits int64) {
-	return m.evaluations.Load(), m.hits.Load()
+// MatcherStats is what a Matcher did and keeps, for metrics.
+type MatcherStats struct {
+	// Evaluations counts the CEL evaluations that ran, Hits the answers
+	// that came from the cache instead, and RuntimeErrors the evaluations
+	// that ended in a CEL runtime error (each device version at most once
+	// per expression).
+	Evaluations, Hits, RuntimeErrors int64
+	// Expressions and Chains are the cached CEL expressions and selector
+	// chains.
+	Expressions, Chains int
+	// Bytes estimates the memory both hold: compiled programs, results
+	// per device, and the chains' selections and summaries per node view.
+	Bytes int64
+	// Evictions counts expressions and chains evicted so far.
+	Evictions int64
 }
 
-// RuntimeErrors counts the evaluations that ended in a CEL runtime error
-// (each device version at most once per expression).
-func (m *Matcher) RuntimeErrors() int64 { return m.runtimeErrors.Load() }
+// Stats reports the matcher's counters and its cache's size.
+func (m *Matcher) Stats() MatcherStats {
+	st := MatcherStats{Evaluations: m.evaluations.Load(), Hits: m.hits.Load(), RuntimeErrors: m.runtimeErrors.Load()}
+	m.cacheSize(&st)
+	return st
+}

@@ -88,7 +88,7 @@ func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
 // are ranked by it. Only the drivers results allocate from count (a GPU
 // gang's domains are ranked by their GPUs, not their NICs), every driver
 // where results are empty; a device several of the nodes reach counts
-// once; an allocator kept to a domain (WithinDomain) counts the domain's
+// once; an allocator kept to a domain (KeptTo) counts the domain's
 // devices only.
 func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.AllocationResult) (used, total int) {
 	drivers := map[string]bool{}
@@ -117,7 +117,7 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 // whose counters fit what their pool has left now, math.MaxInt when one of
 // them may be allocated many times (it may serve any number of claims);
 // when key is set, only those whose attribute key is value or absent (the
-// domain of WithinDomain). Without claims, or with claims that fail to
+// domain of KeptTo). Without claims, or with claims that fail to
 // prepare (their own PreFilter says why), every device counts. It is
 // cheap, as no search runs: the selections are the view memos' that
 // Filter shares, and partitions of one device that all match still count

@@ -47,7 +47,7 @@ type State struct {
 	// share goes.
 	shares map[int]int
 	// outside holds the devices outside the domain an allocator keeps to
-	// (WithinDomain, domain.go), free or allocated: all are in dedicated,
+	// (KeptTo, domain.go), free or allocated: all are in dedicated,
 	// so that nothing takes them, and no what-if frees them. held are
 	// those of them that were free: they consume no counters. Both nil
 	// without a domain.

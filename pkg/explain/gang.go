@@ -120,7 +120,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 						nodes = append(nodes, n)
 					}
 				}
-				alloc = alloc.WithinDomain(g.Key, d.name, nodes)
+				alloc = alloc.KeptTo(g.Key, d.name, nodes)
 			}
 			fit, nodes, err := c.planGang(ctx, alloc, g.Group, pods, d.nodes)
 			if err != nil {

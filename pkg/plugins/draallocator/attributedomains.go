@@ -38,7 +38,7 @@ import (
 // the values their devices give the attribute: a node is in every domain
 // one of its devices is in. While kube-scheduler tries the group in one
 // domain, each pod's allocator takes no device of another domain
-// (allocator.WithinDomain); devices without the attribute stay usable. A
+// (allocator.KeptTo); devices without the attribute stay usable. A
 // group with scheduled pods stays in the domain of their devices.
 
 // attributeDomainsKey is where a pod-group cycle keeps the domain of each
@@ -188,9 +188,9 @@ func (pl *DRAAllocator) scheduledAttributeDomain(group fwk.PodGroupInfo, key str
 	return domain, nil
 }
 
-// withinAttributeDomain keeps a pod's allocator to the device-attribute
+// keptToAttributeDomain keeps a pod's allocator to the device-attribute
 // domain of the placement being tried, if it is one.
-func (pl *DRAAllocator) withinAttributeDomain(cs fwk.CycleState, alloc *allocator.Allocator) *allocator.Allocator {
+func (pl *DRAAllocator) keptToAttributeDomain(cs fwk.CycleState, alloc *allocator.Allocator) *allocator.Allocator {
 	gcs := cs.GetPodGroupSchedulingCycle()
 	if gcs == nil {
 		return alloc
@@ -211,5 +211,5 @@ func (pl *DRAAllocator) withinAttributeDomain(cs fwk.CycleState, alloc *allocato
 	if !ok {
 		return alloc
 	}
-	return alloc.WithinDomain(rec.key, rec.values[placement], nodeObjects(placement.Nodes))
+	return alloc.KeptTo(rec.key, rec.values[placement], nodeObjects(placement.Nodes))
 }

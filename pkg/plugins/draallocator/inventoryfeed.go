@@ -266,15 +266,13 @@ func (f *inventoryFeed) read(fn func(inv *inventory.Inventory, queued func(slice
 // reportMatcher turns the matcher's counters into metric increments. Like
 // sync, it runs on the scheduling goroutine only.
 func (f *inventoryFeed) reportMatcher() {
-	evaluations, hits := f.matcher.Stats()
-	errs := f.matcher.RuntimeErrors()
-	metrics.SelectorCacheRequests.WithLabelValues("miss").Add(float64(evaluations - f.lastEvaluations))
-	metrics.SelectorCacheRequests.WithLabelValues("hit").Add(float64(hits - f.lastHits))
-	metrics.CELRuntimeErrors.Add(float64(errs - f.lastErrors))
-	cache := f.matcher.CacheStats()
-	metrics.CELCachedExpressions.Set(float64(cache.Expressions))
-	metrics.CELCachedChains.Set(float64(cache.Chains))
-	metrics.CELCacheBytes.Set(float64(cache.Bytes))
-	metrics.CELCacheEvictions.Add(float64(cache.Evictions - f.lastEvictions))
-	f.lastEvaluations, f.lastHits, f.lastErrors, f.lastEvictions = evaluations, hits, errs, cache.Evictions
+	st := f.matcher.Stats()
+	metrics.SelectorCacheRequests.WithLabelValues("miss").Add(float64(st.Evaluations - f.lastEvaluations))
+	metrics.SelectorCacheRequests.WithLabelValues("hit").Add(float64(st.Hits - f.lastHits))
+	metrics.CELRuntimeErrors.Add(float64(st.RuntimeErrors - f.lastErrors))
+	metrics.CELCachedExpressions.Set(float64(st.Expressions))
+	metrics.CELCachedChains.Set(float64(st.Chains))
+	metrics.CELCacheBytes.Set(float64(st.Bytes))
+	metrics.CELCacheEvictions.Add(float64(st.Evictions - f.lastEvictions))
+	f.lastEvaluations, f.lastHits, f.lastErrors, f.lastEvictions = st.Evaluations, st.Hits, st.RuntimeErrors, st.Evictions
 }

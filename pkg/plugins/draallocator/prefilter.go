@@ -148,7 +148,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	pl.inv.reportMatcher()
 	s.others = pl.newAllocator()
-	s.alloc = pl.withinAttributeDomain(cs, s.others)
+	s.alloc = pl.keptToAttributeDomain(cs, s.others)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st
 	}
