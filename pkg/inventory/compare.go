@@ -36,7 +36,7 @@ import (
 // applied by the caller as they were when the slices were Set. Slices are
 // matched by name, so the inventory must keep them by name (Set).
 //
-// Slices whose change is on its way (inFlight: queued, not applied yet)
+// Slices whose change is queued, not applied yet (queued)
 // are left out on both sides, and so are their pools' summaries. Every
 // other slice must be the same: its pool, generation and slice count,
 // node selection and shared counters, and its devices by name with their
@@ -47,15 +47,15 @@ import (
 //
 // Like Pools, Compare only reads: it may run beside Pools, not beside Set
 // or Remove.
-func (inv *Inventory) Compare(want []*resourceapi.ResourceSlice, inFlight func(name string) bool) []drift.Difference {
+func (inv *Inventory) Compare(want []*resourceapi.ResourceSlice, queued func(name string) bool) []drift.Difference {
 	var l drift.List
-	// unsettled are pools whose summary slice differences or slices in
-	// flight already explain.
+	// unsettled are pools whose summary slice differences or queued
+	// slices already explain.
 	unsettled := map[PoolID]bool{}
 	wanted := make(map[string]*resourceapi.ResourceSlice, len(want))
 	for _, w := range want {
 		id := poolOf(w)
-		if inFlight(w.Name) {
+		if queued(w.Name) {
 			unsettled[id] = true
 			continue
 		}
@@ -77,7 +77,7 @@ func (inv *Inventory) Compare(want []*resourceapi.ResourceSlice, inFlight func(n
 			continue
 		}
 		unsettled[s.Pool()] = true
-		if !inFlight(key) {
+		if !queued(key) {
 			l.Add(drift.Slice, poolObject(s.Pool()), "slice %s (generation %d) in the inventory, deleted in the API", key, s.Obj.Spec.Pool.Generation)
 		}
 	}

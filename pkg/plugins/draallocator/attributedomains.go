@@ -172,7 +172,7 @@ func (pl *DRAAllocator) scheduledAttributeDomain(group fwk.PodGroupInfo, key str
 					// Admin access holds no device.
 					continue
 				}
-				for _, d := range pl.inv.inv.LookupID(structured.MakeDeviceID(r.Driver, r.Pool, r.Device)) {
+				for _, d := range pl.feed.inv.LookupID(structured.MakeDeviceID(r.Driver, r.Pool, r.Device)) {
 					v, ok := d.Attribute(key)
 					if !ok {
 						continue

@@ -53,7 +53,7 @@ var (
 )
 
 func (pl *DRAAllocator) bindingConditionsEnabled() bool {
-	return pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
+	return pl.gates.EnableDRADeviceBindingConditions && pl.gates.EnableDRAResourceClaimDeviceStatus
 }
 
 // boundClaims are the claims PreBind reserved for the pod: its own and

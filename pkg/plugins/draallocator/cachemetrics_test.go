@@ -34,7 +34,7 @@ func TestPreFilterReportsWhatTheSelectorCacheHolds(t *testing.T) {
 			t.Fatalf("pod %s: PreFilter %v, feasible %v", name, st, c.feasible)
 		}
 	}
-	want := pl.inv.matcher.Stats()
+	want := pl.feed.matcher.Stats()
 	if want.Expressions == 0 || want.Chains == 0 || want.Bytes == 0 {
 		t.Fatalf("the matcher caches nothing after two pods: %+v", want)
 	}

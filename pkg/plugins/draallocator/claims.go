@@ -65,7 +65,7 @@ func (pl *DRAAllocator) podClaimsAndEntries(pod *v1.Pod) ([]*resourceapi.Resourc
 			return nil, nil, fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
 		}
 		if mustCheckOwner {
-			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
+			if err := resourceclaim.IsForPod(pod, claim, pl.gates.EnableDRAWorkloadResourceClaims); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -133,7 +133,7 @@ func (pl *DRAAllocator) bindClaim(ctx context.Context, claim *resourceapi.Resour
 	if err := pl.draManager.ResourceClaims().AssumeClaimAfterAPICall(claim); err != nil {
 		logger.V(5).Info("Claim not stored in assume cache", "err", err, "resourceclaim", klog.KObj(claim))
 	}
-	pl.allocated.SetClaim(claim)
+	pl.tracker.SetClaim(claim)
 	logger.V(5).Info("Claim reserved", "resourceclaim", klog.KObj(claim), "consumer", consumer.Resource+"/"+consumer.Name)
 	return claim, nil
 }
@@ -177,7 +177,7 @@ func (pl *DRAAllocator) deallocate(ctx context.Context, claim *resourceapi.Resou
 	if err != nil {
 		return fmt.Errorf("deallocate claim %s: %w", klog.KObj(claim), err)
 	}
-	pl.allocated.SetClaim(updated)
+	pl.tracker.SetClaim(updated)
 	metrics.ClaimsDeallocated.Inc()
 	return nil
 }
@@ -206,6 +206,6 @@ func (pl *DRAAllocator) deleteClaim(ctx context.Context, claim *resourceapi.Reso
 	if err := claims.Delete(ctx, claim.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete claim %s: %w", klog.KObj(claim), err)
 	}
-	pl.allocated.ClaimDeleted(claim.UID, "")
+	pl.tracker.ClaimDeleted(claim.UID, "")
 	return nil
 }

@@ -67,7 +67,7 @@ func TestAClaimDeletedBeforeItsWriteIsRecordedStaysDeleted(t *testing.T) {
 			}
 			// Both events handled: the device held, then free again.
 			h.eventually("the plugin to see the claim allocated and deleted", func() bool {
-				return claimEvents.Load() >= before+2 && pl.allocated.AllocatedState().AllocatedDevices.Len() == 0
+				return claimEvents.Load() >= before+2 && pl.tracker.AllocatedState().AllocatedDevices.Len() == 0
 			})
 		})
 		if written == nil {

@@ -145,7 +145,7 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 	if _, st := h.filter(pl, claimPod("first")); st != nil {
 		t.Fatalf("PreFilter: %v", st)
 	}
-	pl.allocated.SetClaim(ghostClaim())
+	pl.tracker.SetClaim(ghostClaim())
 	want := "pool gpu.example.com/node-1: device dev-0 held by test/ghost in the tracker, claim deleted in the API"
 
 	before := counted(drift.Allocation)
@@ -165,7 +165,7 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 		}
 	}
 
-	pl.allocated.DeleteClaim("uid-ghost")
+	pl.tracker.DeleteClaim("uid-ghost")
 	if got := pl.consistency.run(ctx, triggerInterval); len(got) != 0 {
 		t.Errorf("after the ghost's deletion: %v", got)
 	}
@@ -173,7 +173,7 @@ func TestADifferenceIsLoggedWithItsObjectsAndCountedOnceWhileItLasts(t *testing.
 		t.Errorf("dra_scheduler_consistency_check_differences = %v, want 0", n)
 	}
 	// Back again: a new occurrence, reported again.
-	pl.allocated.SetClaim(ghostClaim())
+	pl.tracker.SetClaim(ghostClaim())
 	pl.consistency.run(ctx, triggerInterval)
 	if n := counted(drift.Allocation) - before; n != 2 {
 		t.Errorf("dra_scheduler_cache_differences_total{kind=allocation} grew by %v after the difference came back, want 2", n)
@@ -204,7 +204,7 @@ func TestTheCheckedHookHearsEveryCompletedCheckWithItsDifferences(t *testing.T) 
 		t.Fatalf("PreFilter: %v", st)
 	}
 	pl.consistency.run(h.ctx, triggerSignal)
-	pl.allocated.SetClaim(ghostClaim())
+	pl.tracker.SetClaim(ghostClaim())
 	pl.consistency.run(h.ctx, triggerInterval)
 	want := "pool gpu.example.com/node-1: device dev-0 held by test/ghost in the tracker, claim deleted in the API"
 	mu.Lock()
@@ -224,9 +224,9 @@ func TestADifferenceGoneWhenTheCheckComparesAgainIsNoDifference(t *testing.T) {
 	}
 	// An event on its way: the tracker holds what it will drop once the
 	// informer's deletion reaches it, during the pause.
-	pl.allocated.SetClaim(ghostClaim())
+	pl.tracker.SetClaim(ghostClaim())
 	pl.consistency.pause = func(context.Context) error {
-		pl.allocated.DeleteClaim("uid-ghost")
+		pl.tracker.DeleteClaim("uid-ghost")
 		return nil
 	}
 	before := counted(drift.Allocation)
@@ -248,9 +248,9 @@ func TestASliceChangeNotAppliedYetIsNoDifference(t *testing.T) {
 	}
 	h.create(objects.MakeSlice("node-2", testDriver, "node-2").Device("dev-0", nil).Obj())
 	h.eventually("the feed to queue the new slice", func() bool {
-		pl.inv.mu.Lock()
-		defer pl.inv.mu.Unlock()
-		return len(pl.inv.pending) == 1
+		pl.feed.mu.Lock()
+		defer pl.feed.mu.Unlock()
+		return len(pl.feed.queued) == 1
 	})
 	if got := pl.consistency.run(h.ctx, triggerInterval); len(got) != 0 {
 		t.Errorf("with the new slice queued for the next PreFilter: %v", got)
@@ -301,7 +301,7 @@ func TestTheConsistencyCheckRunsEveryInterval(t *testing.T) {
 	nodes, objs := oneDeviceCluster()
 	h := newHarness(t, checkRuns(&runs), []string{"default"}, nodes, objs...)
 	pl := h.plugins[0]
-	c := newConsistencyCheck(pl.inv, pl.allocated, pl.consistency.claims, pl.consistency.inFlight, nil, pl.guard)
+	c := newConsistencyCheck(pl.feed, pl.tracker, pl.consistency.claims, pl.consistency.inFlight, nil, pl.guard)
 	c.addInterval(time.Hour)
 	c.addInterval(0) // not set: no say
 	c.addInterval(10 * time.Millisecond)

@@ -177,7 +177,7 @@ func (pl *DRAAllocator) recoverUnreserve(ctx context.Context, cs fwk.CycleState,
 	_ = report(logger, "Unreserve", pod, r)
 	var status *fwk.Status
 	defer pl.guard.recoverStatus(ctx, "Unreserve", pod, &status)
-	forgot := pl.forgetInFlight(cs, pod)
+	forgot := pl.forgetUncounted(cs, pod)
 	s, err := getState(cs)
 	released := err == nil && pl.releaseAttempt(logger, cs, s)
 	if forgot || released {

@@ -57,7 +57,7 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 	// pods are queued. The in-tree plugin registers neither: its pods wait
 	// for another event.
 	var assigned fwk.ActionType
-	if pl.fts.EnableDRANodeAllocatableResources {
+	if pl.gates.EnableDRANodeAllocatableResources {
 		assigned |= fwk.Add | fwk.Delete
 	}
 	if pl.preemptionEnabled() {
@@ -74,7 +74,7 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 // (isSchedulableAfterAssignedPodChange) or a preemptor whose victim is
 // gone (isSchedulableAfterVictimGone).
 func (pl *DRAAllocator) isSchedulableAfterAssignedPodEvent(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
-	if pl.fts.EnableDRANodeAllocatableResources {
+	if pl.gates.EnableDRANodeAllocatableResources {
 		if hint, err := pl.isSchedulableAfterAssignedPodChange(logger, pod, oldObj, newObj); hint == fwk.Queue || err != nil {
 			return hint, err
 		}

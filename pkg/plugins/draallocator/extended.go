@@ -93,7 +93,7 @@ type extendedVariant struct {
 // newExtendedState finds the pod's extended resources that DRA could
 // provide; nil when there are none or the DRAExtendedResource gate is off.
 func (pl *DRAAllocator) newExtendedState(pod *v1.Pod) (*extendedState, error) {
-	if !pl.fts.EnableDRAExtendedResource {
+	if !pl.gates.EnableDRAExtendedResource {
 		return nil, nil
 	}
 	resolver := pl.draManager.DeviceClassResolver()
@@ -308,7 +308,7 @@ func (x *extendedState) placeholderUID() types.UID { return x.template.UID }
 // the pod would give it neither devices nor node capacity; "" when there
 // is none (the common case costs a look at the containers' requests).
 func (pl *DRAAllocator) extendedResourcesAppeared(pod *v1.Pod, x *extendedState) v1.ResourceName {
-	if x != nil || !pl.fts.EnableDRAExtendedResource {
+	if x != nil || !pl.gates.EnableDRAExtendedResource {
 		return ""
 	}
 	resolver := pl.draManager.DeviceClassResolver()

@@ -46,10 +46,10 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	}
 	// What assumed pods' devices take of the node and its accounting
 	// misses (the ledger); zero mostly.
-	inFlight := s.ledger.uncounted(nodeInfo)
+	uncounted := s.ledger.uncounted(nodeInfo)
 	// NodeResourcesFit's check again, with what it misses: the in-tree
 	// plugin's place in kube-scheduler puts it first.
-	if st := s.fitsBesideInFlight(nodeInfo, inFlight); st != nil {
+	if st := s.fitsBesideUncounted(nodeInfo, uncounted); st != nil {
 		// Retried when an entry goes (requeuer) or an assigned pod comes
 		// or goes, since NodeResourcesFit's events do not reach a pod it
 		// did not reject.
@@ -125,7 +125,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 		}
 	}
 	if s.na != nil {
-		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo, inFlight, start)
+		return pl.filterNodeAllocatable(ctx, s, pod, nodeInfo, uncounted, start)
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ const reprieveReason = "devices do not fit beside the pods the preemption dry ru
 
 // filterTimeout is how long one Filter may search; zero: no limit.
 func (pl *DRAAllocator) filterTimeout() time.Duration {
-	if pl.fts.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
+	if pl.gates.EnableDRASchedulerFilterTimeout && pl.args.FilterTimeout.Duration > 0 {
 		return pl.args.FilterTimeout.Duration
 	}
 	return 0

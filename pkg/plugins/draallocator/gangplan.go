@@ -263,7 +263,7 @@ pods:
 				continue
 			}
 		}
-		check := nodecheck.New(p, nodecheck.Features{TolerationComparisonOperators: pl.fts.EnableTaintTolerationComparisonOperators})
+		check := nodecheck.New(p, nodecheck.Features{TolerationComparisonOperators: pl.gates.EnableTaintTolerationComparisonOperators})
 		var claims []*resourceapi.ResourceClaim
 		for _, c := range all {
 			if a := pl.allocationOf(c); a != nil {

@@ -53,8 +53,8 @@ type inventoryFeed struct {
 	// rules is nil when the DRADeviceTaintRules gate is off.
 	rules resourcelisters.DeviceTaintRuleLister
 
-	mu      sync.Mutex
-	pending map[string]struct{} // names of slices to read again
+	mu     sync.Mutex
+	queued map[string]struct{} // names of slices whose change is queued, to read again
 
 	// applying is held while sync changes the inventory, and by read: the
 	// consistency check reads the inventory from a goroutine of its own.
@@ -78,7 +78,7 @@ type inventoryFeed struct {
 }
 
 func newInventoryFeed(m *allocator.Matcher) *inventoryFeed {
-	return &inventoryFeed{inv: inventory.New(), matcher: m, pending: map[string]struct{}{}}
+	return &inventoryFeed{inv: inventory.New(), matcher: m, queued: map[string]struct{}{}}
 }
 
 // addProfile adds a profile that uses the feed to the metrics' labels.
@@ -160,7 +160,7 @@ func (f *inventoryFeed) sliceChanged(obj any, mayFree bool) {
 		return
 	}
 	f.mu.Lock()
-	f.pending[slice.Name] = struct{}{}
+	f.queued[slice.Name] = struct{}{}
 	f.mu.Unlock()
 	if f.changed != nil && mayFree {
 		f.changed()
@@ -184,19 +184,19 @@ func (f *inventoryFeed) ruleChanged(oldObj, newObj any) {
 	if err != nil {
 		return // a lister's List does not fail
 	}
-	queued := false
+	queuedAny := false
 	f.mu.Lock()
 	for _, slice := range all {
 		for _, rule := range rules {
 			if taintrules.MayApply(rule, slice.Spec.Driver, slice.Spec.Pool.Name) {
-				f.pending[slice.Name] = struct{}{}
-				queued = true
+				f.queued[slice.Name] = struct{}{}
+				queuedAny = true
 				break
 			}
 		}
 	}
 	f.mu.Unlock()
-	if queued && f.changed != nil {
+	if queuedAny && f.changed != nil {
 		f.changed()
 	}
 }
@@ -208,7 +208,7 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 		return err
 	}
 	f.mu.Lock()
-	if len(f.pending) == 0 {
+	if len(f.queued) == 0 {
 		f.mu.Unlock()
 		return nil
 	}
@@ -216,8 +216,8 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 	f.applying.Lock()
 	defer f.applying.Unlock()
 	f.mu.Lock()
-	pending := f.pending
-	f.pending = make(map[string]struct{}, len(pending))
+	changes := f.queued
+	f.queued = make(map[string]struct{}, len(changes))
 	f.mu.Unlock()
 	var rules []*resourceapi.DeviceTaintRule
 	if f.rules != nil {
@@ -226,7 +226,7 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 			return fmt.Errorf("list device taint rules: %w", err)
 		}
 	}
-	for name := range pending {
+	for name := range changes {
 		slice, err := f.slices.Get(name)
 		switch {
 		case apierrors.IsNotFound(err):
@@ -237,7 +237,7 @@ func (f *inventoryFeed) sync(ctx context.Context) error {
 			f.inv.Set(taintrules.Apply(slice, rules))
 		}
 	}
-	klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(pending),
+	klog.FromContext(ctx).V(5).Info("Inventory updated", "changedSlices", len(changes),
 		"slices", f.inv.NumSlices(), "devices", f.inv.NumDevices(), "pools", f.inv.NumPools())
 	for _, profile := range f.profiles {
 		metrics.Inventory.WithLabelValues(profile, "devices").Set(float64(f.inv.NumDevices()))
@@ -255,7 +255,7 @@ func (f *inventoryFeed) read(fn func(inv *inventory.Inventory, queued func(slice
 	f.applying.Lock()
 	defer f.applying.Unlock()
 	f.mu.Lock()
-	queued := maps.Clone(f.pending)
+	queued := maps.Clone(f.queued)
 	f.mu.Unlock()
 	fn(f.inv, func(slice string) bool {
 		_, ok := queued[slice]

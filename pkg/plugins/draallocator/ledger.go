@@ -25,7 +25,10 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 )
 
-// The in-flight ledger (DRANodeAllocatableResources). When kube-scheduler
+// The ledger of uncounted node resources (DRANodeAllocatableResources).
+// "In flight" is claim allocations between Reserve and PreBind; what the
+// ledger holds is "uncounted": node resources that assumed pods' devices
+// take and the scheduler's node accounting does not count yet. When kube-scheduler
 // assumes a pod on a node, it copies the pod's node-allocatable statuses
 // from the in-tree plugin's cycle state into the assumed pod, so that the
 // node's requested cpu and memory include what the pod's devices take

@@ -66,7 +66,7 @@ type nodeAllocatableState struct {
 // their allocations and the shared pending ones are known.
 func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entries []*v1.PodResourceClaim, group *groupState) error {
 	// The informer's copies: device taint rules do not touch the field.
-	slices, err := pl.inv.slices.List(labels.Everything())
+	slices, err := pl.feed.slices.List(labels.Everything())
 	if err != nil {
 		return fmt.Errorf("list resource slices: %w", err)
 	}
@@ -90,7 +90,7 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		if alloc == nil {
 			alloc = c.allocation // a shared pending allocation
 		}
-		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, claim, group, pl.fts.EnableDRAWorkloadResourceClaims) {
+		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, claim, group, pl.gates.EnableDRAWorkloadResourceClaims) {
 			na.shareDenied[i] = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nodeallocatable.SharingRefused(claim.Name))
 		}
 	}
@@ -131,9 +131,9 @@ func heldByOthers(pod *v1.Pod, claim *resourceapi.ResourceClaim, group *groupSta
 
 // filterNodeAllocatable checks on a node that passed the device checks
 // that the pod's requests with what its devices take there fit the node's
-// free resources, less inFlight (what assumed pods' devices take: the
+// free resources, less uncounted (what assumed pods' devices take: the
 // ledger), and keeps the pod's statuses for that node.
-func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, inFlight nodeallocatable.Amounts, start time.Time) *fwk.Status {
+func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, uncounted nodeallocatable.Amounts, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	allocs := make([]*resourceapi.AllocationResult, len(s.claims))
@@ -191,7 +191,7 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	case err != nil:
 		return statusError(logger, err)
 	}
-	if st := shortfall(nodeallocatable.AmountsOf(demand), nodeInfo, inFlight); st != nil {
+	if st := shortfall(nodeallocatable.AmountsOf(demand), nodeInfo, uncounted); st != nil {
 		pl.shortOfNodeResources.add(pod.UID)
 		return st
 	}
@@ -204,24 +204,24 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 	return nil
 }
 
-// fitsBesideInFlight checks the pod's own requests (as NodeResourcesFit
-// computes them) against the node's free resources less inFlight, what
+// fitsBesideUncounted checks the pod's own requests (as NodeResourcesFit
+// computes them) against the node's free resources less uncounted, what
 // assumed pods' devices take there and the node's accounting misses (the
 // ledger's uncounted).
 // NodeResourcesFit has checked them without that part.
-func (s *stateData) fitsBesideInFlight(nodeInfo fwk.NodeInfo, inFlight nodeallocatable.Amounts) *fwk.Status {
-	if inFlight.IsZero() {
+func (s *stateData) fitsBesideUncounted(nodeInfo fwk.NodeInfo, uncounted nodeallocatable.Amounts) *fwk.Status {
+	if uncounted.IsZero() {
 		return nil
 	}
-	return shortfall(s.ownRequest, nodeInfo, inFlight)
+	return shortfall(s.ownRequest, nodeInfo, uncounted)
 }
 
-// shortfall rejects a node whose free resources, less inFlight, cannot
+// shortfall rejects a node whose free resources, less uncounted, cannot
 // hold demand, with NodeResourcesFit's reasons: Unschedulable, or
 // UnschedulableAndUnresolvable when the node could not hold it even
 // empty.
-func shortfall(demand nodeallocatable.Amounts, nodeInfo fwk.NodeInfo, inFlight nodeallocatable.Amounts) *fwk.Status {
-	requested := amounts(nodeInfo.GetRequested()).Plus(inFlight)
+func shortfall(demand nodeallocatable.Amounts, nodeInfo fwk.NodeInfo, uncounted nodeallocatable.Amounts) *fwk.Status {
+	requested := amounts(nodeInfo.GetRequested()).Plus(uncounted)
 	reasons, unresolvable := nodeallocatable.Shortfall(demand, amounts(nodeInfo.GetAllocatable()), requested)
 	switch {
 	case len(reasons) == 0:
@@ -247,7 +247,7 @@ func amounts(r fwk.Resource) nodeallocatable.Amounts {
 }
 
 func (pl *DRAAllocator) nodeAllocatableFeatures() nodeallocatable.Features {
-	return nodeallocatable.Features{PodLevelResources: pl.fts.EnablePodLevelResources}
+	return nodeallocatable.Features{PodLevelResources: pl.gates.EnablePodLevelResources}
 }
 
 // statusesFor returns the pod's statuses Filter computed for the node.
@@ -257,9 +257,9 @@ func (s *stateData) statusesFor(node string) []v1.NodeAllocatableResourceClaimSt
 	return s.nodeStatuses[node]
 }
 
-// recordInFlight adds the pod, just assumed on the node, to the ledger
+// recordUncounted adds the pod, just assumed on the node, to the ledger
 // with what its statuses there add to its requests.
-func (pl *DRAAllocator) recordInFlight(s *stateData, pod *v1.Pod, node string) {
+func (pl *DRAAllocator) recordUncounted(s *stateData, pod *v1.Pod, node string) {
 	statuses := s.statusesFor(node)
 	if len(statuses) == 0 {
 		return

@@ -140,7 +140,7 @@ func (pl *DRAAllocator) scheduledDomain(group fwk.PodGroupInfo, key string) (dom
 // for a composite group.
 func (pl *DRAAllocator) scheduledPods(group fwk.PodGroupInfo) ([]*v1.Pod, error) {
 	lister := pl.handle.SnapshotSharedLister()
-	if pl.fts.EnableCompositePodGroup {
+	if pl.gates.EnableCompositePodGroup {
 		var pods []*v1.Pod
 		for state, err := range helper.GetPodGroupStates(lister, fwk.MustParseEntityKey(group.GetKey())) {
 			if err != nil {

@@ -51,14 +51,14 @@ type DRAAllocator struct {
 	client     kubernetes.Interface
 	draManager fwk.SharedDRAManager
 	podLister  corelisters.PodLister
-	fts        feature.Features
+	gates      feature.Features
 	features   structured.Features
 	args       *config.DRAAllocatorArgs
 	policy     allocator.Policy
 	// bindingPoll is how often PreBind looks at binding conditions.
 	bindingPoll time.Duration
 	// placements outlives cycles: where allocations' devices are in the
-	// inventory (keptPlacements, preemptionmemo.go).
+	// inventory (keptPlacements, prefilter.go).
 	placements atomic.Pointer[allocator.Placements]
 
 	// shared is what every profile of the scheduler shares: inventory,
@@ -106,11 +106,11 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
-		fts := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
-		if !fts.EnableDynamicResourceAllocation {
+		gates := feature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+		if !gates.EnableDynamicResourceAllocation {
 			return nil, fmt.Errorf("%s: the DynamicResourceAllocation feature gate is disabled", Name)
 		}
-		if err := allocatorfeatures.CheckSupported(fts); err != nil {
+		if err := allocatorfeatures.CheckSupported(gates); err != nil {
 			return nil, fmt.Errorf("%s: %w", Name, err)
 		}
 		if h.SharedDRAManager() == nil {
@@ -120,14 +120,14 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 		mu.Lock()
 		defer mu.Unlock()
 		if sh == nil {
-			if sh, err = newShared(ctx, h, fts, opts.Hooks); err != nil {
+			if sh, err = newShared(ctx, h, gates, opts.Hooks); err != nil {
 				return nil, fmt.Errorf("%s: %w", Name, err)
 			}
 		}
-		sh.inv.addProfile(h.ProfileName())
+		sh.feed.addProfile(h.ProfileName())
 		sh.consistency.addInterval(args.ConsistencyCheckInterval.Duration)
 		if args.Preemption != config.PreemptionDisabled {
-			sh.preemption.addProfile(h.ProfileName())
+			sh.preemptionMetrics.addProfile(h.ProfileName())
 		}
 		policy := allocator.FirstFit
 		if args.DeviceSelectionPolicy == config.Packing {
@@ -138,8 +138,8 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 			client:      h.ClientSet(),
 			draManager:  h.SharedDRAManager(),
 			podLister:   h.SharedInformerFactory().Core().V1().Pods().Lister(),
-			fts:         fts,
-			features:    allocatorfeatures.FromScheduler(fts),
+			gates:       gates,
+			features:    allocatorfeatures.FromScheduler(gates),
 			args:        args,
 			policy:      policy,
 			bindingPoll: bindingPollInterval,

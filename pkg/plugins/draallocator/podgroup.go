@@ -124,7 +124,7 @@ func (g *groupState) released(claim types.UID) {
 // podGroup returns the pod's PodGroup from the scheduling snapshot when
 // claims may be reserved for it (DRAWorkloadResourceClaims), else nil.
 func (pl *DRAAllocator) podGroup(pod *v1.Pod) (*schedulingapi.PodGroup, error) {
-	if !pl.fts.EnableDRAWorkloadResourceClaims || pod.Spec.SchedulingGroup == nil || pod.Spec.SchedulingGroup.PodGroupName == nil {
+	if !pl.gates.EnableDRAWorkloadResourceClaims || pod.Spec.SchedulingGroup == nil || pod.Spec.SchedulingGroup.PodGroupName == nil {
 		return nil, nil
 	}
 	return pl.handle.SnapshotSharedLister().PodGroups().Get(pod.Namespace, *pod.Spec.SchedulingGroup.PodGroupName)

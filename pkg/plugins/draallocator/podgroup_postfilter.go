@@ -45,7 +45,7 @@ func (pl *DRAAllocator) podGroupPostFilter(ctx context.Context, gcs fwk.PodGroup
 		logger.V(5).Info("Nothing to free for a composite pod group", "podGroup", info.GetKey())
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	if pl.fts.EnableTopologyAwareWorkloadScheduling && info.GetPodGroup() != nil && info.GetPodGroup().Spec.SchedulingConstraints != nil {
+	if pl.gates.EnableTopologyAwareWorkloadScheduling && info.GetPodGroup() != nil && info.GetPodGroup().Spec.SchedulingConstraints != nil {
 		pl.explainDomains(ctx, gcs, info)
 		logger.V(5).Info("Nothing to free for a pod group with scheduling constraints", "podGroup", info.GetKey())
 		return nil, fwk.NewStatus(fwk.Unschedulable)
@@ -76,7 +76,7 @@ func (pl *DRAAllocator) podGroupPostFilter(ctx context.Context, gcs fwk.PodGroup
 			}
 		}
 	}
-	if freeGroup && pl.fts.EnableDRAWorkloadResourceClaims && len(unscheduled) > 0 {
+	if freeGroup && pl.gates.EnableDRAWorkloadResourceClaims && len(unscheduled) > 0 {
 		if st := pl.freeGroupClaims(ctx, group, unscheduled[0], freed); st != nil {
 			return nil, st
 		}

@@ -64,13 +64,13 @@ func (pl *DRAAllocator) preBind(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if status.IsSuccess() {
 			for _, claim := range written {
 				pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(claim.UID, true)
-				pl.allocated.ClearPending(claim.UID)
+				pl.tracker.ClearPending(claim.UID)
 			}
 		}
 	}()
 	for i := range s.claims {
 		c := &s.claims[i]
-		if resourceclaim.IsReservedForPod(pod, c.claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+		if resourceclaim.IsReservedForPod(pod, c.claim, pl.gates.EnableDRAWorkloadResourceClaims) {
 			continue
 		}
 		updated, err := pl.bindClaim(ctx, c.claim, c.allocation, c.consumer)
@@ -134,6 +134,6 @@ func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod
 	}
 	uid := x.placeholderUID()
 	pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, true)
-	pl.allocated.ClearPending(uid)
+	pl.tracker.ClearPending(uid)
 	return nil
 }

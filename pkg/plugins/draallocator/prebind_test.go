@@ -90,7 +90,7 @@ func TestBindClaimRetriesAWriteConflictWithTheFreshClaim(t *testing.T) {
 				}
 				return true, nil, apierrors.NewConflict(resourceapi.Resource("resourceclaims"), "c", errors.New("the object has been modified"))
 			})
-			pl := &DRAAllocator{client: client, draManager: fakeDRAManager{claims: fakeClaims{}}, shared: &shared{allocated: allocator.NewTracker(structured.Features{})}}
+			pl := &DRAAllocator{client: client, draManager: fakeDRAManager{claims: fakeClaims{}}, shared: &shared{tracker: allocator.NewTracker(structured.Features{})}}
 			before, _ := testutil.GetCounterMetricValue(metrics.PreBindConflicts)
 
 			updated, err := pl.bindClaim(t.Context(), claim, alloc, podConsumer(pod))

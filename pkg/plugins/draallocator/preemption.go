@@ -150,7 +150,7 @@ func (pl *DRAAllocator) preemptionEnabled() bool {
 func (pl *DRAAllocator) dryRunChange(ctx context.Context, s *stateData, d *dryRun, nodeInfo fwk.NodeInfo) (w allocator.WhatIf, preempting *v1.Pod) {
 	node := nodeInfo.Node().Name
 	w = allocator.WhatIf{Node: node, Release: pl.released(d, node, nodeInfo.GetPods())}
-	w.Take, preempting = pl.nominatedDevices(ctx, s.others, d.added, d.removed, nodeInfo)
+	w.Take, preempting = pl.nominatedDevices(ctx, s.unrestricted, d.added, d.removed, nodeInfo)
 	return w, preempting
 }
 
@@ -290,6 +290,6 @@ func (pl *DRAAllocator) preemptionMayHelp(ctx context.Context, s *stateData, pod
 		return false
 	}
 	take := append(slices.Clone(nominated), pl.allocationsOf(staying)...)
-	fits, err := s.preempt.vacated(s.alloc).WhatIf(allocator.WhatIf{Take: take}).Fits(ctx, nodeInfo.Node(), claims)
+	fits, err := s.preemptionMemo.vacated(s.alloc).WhatIf(allocator.WhatIf{Take: take}).Fits(ctx, nodeInfo.Node(), claims)
 	return err == nil && fits
 }

@@ -830,7 +830,7 @@ func TestPostFilterWaitsOnlyWhereTheDevicesKeepThePodFromItsNominatedNode(t *tes
 	objs = append(objs, objects.Claim("want-1", testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
 	h := newHarness(t, nil, []string{"default"}, nodes[:1], objs...)
 	pl := h.plugins[0]
-	pl.allocated.SetPending("stale-low-0", allocationOf("node-1", "dev-0"))
+	pl.tracker.SetPending("stale-low-0", allocationOf("node-1", "dev-0"))
 	pod := boundPod("asks", "", highPriority, "want-1")
 	pod.Status.NominatedNodeName = "node-1"
 	for _, tc := range []struct {

@@ -35,7 +35,7 @@ import (
 // answers share, for one cycle (in stateData, which every copy of the
 // cycle state shares; dry runs run in parallel); dryRunReleases keeps
 // what one node's dry run shares, and the plugin's kept placements
-// (keptPlacements) what cycles share.
+// (keptPlacements, prefilter.go) what cycles share.
 type preemptionMemo struct {
 	// vacatedOnce builds vacatedAlloc: the cycle's allocator with every
 	// node's own devices free.
@@ -95,23 +95,3 @@ func (r *dryRunReleases) freedBy(removed map[types.UID]*v1.Pod) []*resourceapi.A
 	}
 	return out
 }
-
-// keptPlacements returns the placements memo allocators share across
-// cycles (allocator.Placements): each preemptor's dry runs release the
-// same victims' allocations as the last one's did. It starts afresh when
-// the inventory changes, and when it holds more allocations than the
-// inventory has devices (plus some), which only allocations gone since
-// can explain: it keeps every allocation it saw alive.
-func (pl *DRAAllocator) keptPlacements() *allocator.Placements {
-	inv := pl.inv.inv
-	p := pl.placements.Load()
-	if p == nil || !p.For(inv) || p.Len() > 2*inv.NumDevices()+keptPlacementsSlack {
-		p = allocator.NewPlacements(inv)
-		pl.placements.Store(p)
-	}
-	return p
-}
-
-// keptPlacementsSlack is how many allocations beyond twice the inventory's
-// device count keptPlacements lets its memo hold.
-const keptPlacementsSlack = 1024

@@ -55,7 +55,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 
 	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
 	cs.Write(stateKey, s)
-	if pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod) {
+	if pl.gates.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod) {
 		// A bound pod whose resize waits: kube-scheduler looks for room
 		// for the resize (preemption), and its devices stay as they are.
 		return nil, fwk.NewStatus(fwk.Skip)
@@ -70,7 +70,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	s.ext = ext
-	if pl.fts.EnableDRANodeAllocatableResources {
+	if pl.gates.EnableDRANodeAllocatableResources {
 		pl.viewLedger(cs, s, pod)
 	}
 	if len(pod.Spec.ResourceClaims) == 0 && s.ext == nil {
@@ -84,7 +84,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, s.skip()
 	}
 	var consumers []resourceapi.ResourceClaimConsumerReference // the pod for every claim
-	if pl.fts.EnableDRAWorkloadResourceClaims {
+	if pl.gates.EnableDRAWorkloadResourceClaims {
 		if consumers, err = pl.consumers(pod, entries); err != nil {
 			return nil, statusUnresolvable(logger, err.Error())
 		}
@@ -101,7 +101,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	for i, claim := range claims {
 		c := &s.claims[i]
 		if claim.Status.Allocation != nil {
-			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.gates.EnableDRAWorkloadResourceClaims) {
 				return nil, statusUnresolvable(logger, "resourceclaim in use", "pod", klog.KObj(pod), "resourceclaim", klog.KObj(claim))
 			}
 			if c.availableOn, err = availableOn(claim.Status.Allocation); err != nil {
@@ -129,7 +129,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.toAllocate = append(s.toAllocate, i)
 		s.toAllocateClaims = append(s.toAllocateClaims, claim)
 	}
-	if pl.fts.EnableDRANodeAllocatableResources {
+	if pl.gates.EnableDRANodeAllocatableResources {
 		if err := pl.prepareNodeAllocatable(s, pod, entries, group); err != nil {
 			return nil, statusError(logger, err)
 		}
@@ -143,12 +143,12 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	if err := pl.waitForClaims(ctx); err != nil {
 		return nil, statusError(logger, err)
 	}
-	if err := pl.inv.sync(ctx); err != nil {
+	if err := pl.feed.sync(ctx); err != nil {
 		return nil, statusError(logger, err)
 	}
-	pl.inv.reportMatcher()
-	s.others = pl.newAllocator()
-	s.alloc = pl.keptToAttributeDomain(cs, s.others)
+	pl.feed.reportMatcher()
+	s.unrestricted = pl.newAllocator()
+	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st
 	}
@@ -160,7 +160,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 
 // syncedAllocator syncs the inventory and returns newAllocator's.
 func (pl *DRAAllocator) syncedAllocator(ctx context.Context) (*allocator.Allocator, error) {
-	if err := pl.inv.sync(ctx); err != nil {
+	if err := pl.feed.sync(ctx); err != nil {
 		return nil, err
 	}
 	return pl.newAllocator(), nil
@@ -169,9 +169,29 @@ func (pl *DRAAllocator) syncedAllocator(ctx context.Context) (*allocator.Allocat
 // newAllocator returns an allocator over the inventory and the devices
 // allocated and in flight now; the inventory must be synced.
 func (pl *DRAAllocator) newAllocator() *allocator.Allocator {
-	return allocator.New(pl.features, pl.allocated.State(pl.inv.inv),
-		pl.draManager.DeviceClasses(), pl.inv.inv, pl.inv.matcher, pl.policy).WithPlacements(pl.keptPlacements())
+	return allocator.New(pl.features, pl.tracker.State(pl.feed.inv),
+		pl.draManager.DeviceClasses(), pl.feed.inv, pl.feed.matcher, pl.policy).WithPlacements(pl.keptPlacements())
 }
+
+// keptPlacements returns the placements memo allocators share across
+// cycles (allocator.Placements): each preemptor's dry runs release the
+// same victims' allocations as the last one's did. It starts afresh when
+// the inventory changes, and when it holds more allocations than the
+// inventory has devices (plus some), which only allocations gone since
+// can explain: it keeps every allocation it saw alive.
+func (pl *DRAAllocator) keptPlacements() *allocator.Placements {
+	inv := pl.feed.inv
+	p := pl.placements.Load()
+	if p == nil || !p.For(inv) || p.Len() > 2*inv.NumDevices()+keptPlacementsSlack {
+		p = allocator.NewPlacements(inv)
+		pl.placements.Store(p)
+	}
+	return p
+}
+
+// keptPlacementsSlack is how many allocations beyond twice the inventory's
+// device count keptPlacements lets its memo hold.
+const keptPlacementsSlack = 1024
 
 // viewLedger gives the cycle the ledger's entries and, when there are
 // any, the pod's own requests to check against them.
@@ -212,7 +232,7 @@ func (pl *DRAAllocator) checkClasses(logger klog.Logger, claim *resourceapi.Reso
 				return st
 			}
 		case len(req.FirstAvailable) > 0:
-			if !pl.fts.EnableDRAPrioritizedList {
+			if !pl.gates.EnableDRAPrioritizedList {
 				return statusUnresolvable(logger, fmt.Sprintf("resource claim %s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", klog.KObj(claim), req.Name))
 			}
 			for _, sub := range req.FirstAvailable {

@@ -181,7 +181,7 @@ func (pl *DRAAllocator) releaseWaitOn(ctx context.Context, s *stateData, pod *v1
 		return name
 	}
 	w := allocator.WhatIf{Node: name, Release: release}
-	released := s.alloc.WithState(allocator.NewState(pl.inv.inv, *allocated)).WhatIf(w)
+	released := s.alloc.WithState(allocator.NewState(pl.feed.inv, *allocated)).WhatIf(w)
 	// Other pods nominated there, of at least the pod's priority, come
 	// first: if they leave too little, waiting would be for ever, and
 	// DefaultPreemption must find more. A pod of the same priority

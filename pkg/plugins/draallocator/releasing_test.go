@@ -194,7 +194,7 @@ func TestTheReleaseWaitCountsEveryWayAVictimsClaimIsReleased(t *testing.T) {
 			h := newHarness(t, nil, []string{"default"}, nodes, objs...)
 			pl := h.plugins[0]
 			if tc.allocated {
-				pl.allocated.SetPending("stale-held-0", allocationOf("node-1", "dev-0"))
+				pl.tracker.SetPending("stale-held-0", allocationOf("node-1", "dev-0"))
 			}
 			c, st := h.filter(pl, pod)
 			if st != nil || len(c.feasible) != 0 {

@@ -77,7 +77,7 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 	}
 	if s.na != nil {
 		// The pod is assumed on the node now, without the statuses.
-		pl.recordInFlight(s, pod, nodeName)
+		pl.recordUncounted(s, pod, nodeName)
 	}
 	if !cs.IsPodGroupSchedulingCycle() {
 		// A pod-group cycle's reservations are a trial, reverted when it
@@ -147,7 +147,7 @@ func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *re
 	s.mu.Lock()
 	s.inFlight = append(s.inFlight, claim)
 	s.mu.Unlock()
-	pl.allocated.SetPending(claim.UID, allocation)
+	pl.tracker.SetPending(claim.UID, allocation)
 	logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
 	return nil
 }
@@ -169,7 +169,7 @@ func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData, group 
 			group.released(claim.UID)
 		}
 		if claims.GetPendingAllocation(claim.UID) == nil {
-			pl.allocated.ClearPending(claim.UID)
+			pl.tracker.ClearPending(claim.UID)
 			released = true
 		}
 	}
@@ -188,10 +188,10 @@ func (pl *DRAAllocator) releaseAttempt(logger klog.Logger, cs fwk.CycleState, s 
 	return pl.releaseInFlight(logger, s, group) && !cs.IsPodGroupSchedulingCycle()
 }
 
-// forgetInFlight removes the pod's ledger entry and reports whether
+// forgetUncounted removes the pod's ledger entry and reports whether
 // waiting pods should be retried (not when a pod-group cycle reverts its
 // trial). It is idempotent and makes no API calls.
-func (pl *DRAAllocator) forgetInFlight(cs fwk.CycleState, pod *v1.Pod) bool {
+func (pl *DRAAllocator) forgetUncounted(cs fwk.CycleState, pod *v1.Pod) bool {
 	return pl.ledger.remove(pod.UID) && !cs.IsPodGroupSchedulingCycle()
 }
 
@@ -209,7 +209,7 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 	if pl.releaseAttempt(logger, cs, s) {
 		defer pl.requeue.changed()
 	}
-	if pl.forgetInFlight(cs, pod) {
+	if pl.forgetUncounted(cs, pod) {
 		defer pl.requeue.changed()
 	}
 	pl.clearNodeAllocatableStatus(ctx, s, pod)

@@ -54,7 +54,7 @@ func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
 		return false
 	}
 	if pl.args.ScoringStrategy.Type == config.FirstAvailable {
-		return pl.fts.EnableDRAPrioritizedList && s.hasFirstAvailable()
+		return pl.gates.EnableDRAPrioritizedList && s.hasFirstAvailable()
 	}
 	return true
 }

@@ -57,9 +57,10 @@ const preemptorsLimit = 10000
 // so the inventory still changes only in a PreFilter, never under a
 // Filter.
 type shared struct {
-	inv *inventoryFeed
-	// allocated tracks the devices claims hold and those in flight.
-	allocated *allocator.Tracker
+	// feed keeps the inventory of devices from the slice informer.
+	feed *inventoryFeed
+	// tracker tracks the devices claims hold and those in flight.
+	tracker *allocator.Tracker
 	// requeue retries pods when the plugin's own copies catch up.
 	requeue *requeuer
 	// guard turns panics into one pod's failure and runs test hooks.
@@ -81,7 +82,7 @@ type shared struct {
 	// when they were nominated there.
 	nominations *nominationClock
 	// preemption follows pods for the preemption metrics.
-	preemption *preemptionWatch
+	preemptionMetrics *preemptionWatch
 	// pods narrows claim events to the pods they concern; nil unless the
 	// SchedulerPreQueueingHints gate is on.
 	pods *podIndex
@@ -97,40 +98,40 @@ type shared struct {
 
 // newShared builds the plugins' shared state from the first profile's
 // handle and subscribes it to the scheduler's informers.
-func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *Hooks) (*shared, error) {
+func newShared(ctx context.Context, h fwk.Handle, gates feature.Features, hooks *Hooks) (*shared, error) {
 	logger := klog.FromContext(ctx)
 	celCache := cel.NewCache(celCacheSize, cel.Features{
-		EnableConsumableCapacity: fts.EnableDRAConsumableCapacity,
-		EnableListTypeAttributes: fts.EnableDRAListTypeAttributes,
+		EnableConsumableCapacity: gates.EnableDRAConsumableCapacity,
+		EnableListTypeAttributes: gates.EnableDRAListTypeAttributes,
 	})
 	sh := &shared{
-		inv:       newInventoryFeed(allocator.NewMatcher(celCache)),
-		allocated: allocator.NewTracker(allocatorfeatures.FromScheduler(fts)),
-		requeue:   newRequeuer(h, logger),
-		guard:     &guard{logger: logger, hooks: hooks},
-		latency:   newLatencies(),
-		ledger:    newLedger(),
+		feed:    newInventoryFeed(allocator.NewMatcher(celCache)),
+		tracker: allocator.NewTracker(allocatorfeatures.FromScheduler(gates)),
+		requeue: newRequeuer(h, logger),
+		guard:   &guard{logger: logger, hooks: hooks},
+		latency: newLatencies(),
+		ledger:  newLedger(),
 
 		shortOfNodeResources: newPodSet(shortOfNodeResourcesLimit),
 		preemptors:           newPodSet(preemptorsLimit),
 		nominations:          newNominationClock(),
-		preemption:           newPreemptionWatch(),
+		preemptionMetrics:    newPreemptionWatch(),
 	}
-	sh.inv.changed = sh.requeue.changed
-	sh.inv.guard = sh.guard
+	sh.feed.changed = sh.requeue.changed
+	sh.feed.guard = sh.guard
 	if recorder := h.EventRecorder(); recorder != nil {
-		sh.allocated.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
+		sh.tracker.OnConflict(func(c allocator.Conflict) { reportDoubleAllocation(recorder, c) })
 	}
 	trimManagedFields(logger, h.SharedInformerFactory().Resource().V1().ResourceClaims().Informer())
-	claimsSynced, err := watchClaims(h.SharedInformerFactory(), sh.allocated, sh.requeue.changed, sh.guard)
+	claimsSynced, err := watchClaims(h.SharedInformerFactory(), sh.tracker, sh.requeue.changed, sh.guard)
 	if err != nil {
 		return nil, err
 	}
 	sh.claimsSynced = claimsSynced
-	if err := sh.inv.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
+	if err := sh.feed.watch(h.SharedInformerFactory(), utilfeature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules)); err != nil {
 		return nil, err
 	}
-	if err := sh.preemption.watch(h.SharedInformerFactory(), sh.guard); err != nil {
+	if err := sh.preemptionMetrics.watch(h.SharedInformerFactory(), sh.guard); err != nil {
 		return nil, err
 	}
 	if err := sh.nominations.watch(h.SharedInformerFactory(), sh.guard); err != nil {
@@ -142,9 +143,9 @@ func newShared(ctx context.Context, h fwk.Handle, fts feature.Features, hooks *H
 		}
 	}
 	claims := h.SharedDRAManager().ResourceClaims()
-	sh.consistency = newConsistencyCheck(sh.inv, sh.allocated, h.SharedInformerFactory().Resource().V1().ResourceClaims().Lister(),
+	sh.consistency = newConsistencyCheck(sh.feed, sh.tracker, h.SharedInformerFactory().Resource().V1().ResourceClaims().Lister(),
 		func(uid types.UID) bool { return claims.GetPendingAllocation(uid) != nil },
-		append([]cache.InformerSynced{claimsSynced}, sh.inv.hasSynced...), sh.guard)
+		append([]cache.InformerSynced{claimsSynced}, sh.feed.hasSynced...), sh.guard)
 	sh.consistency.listen(ctx)
 	return sh, nil
 }

@@ -60,12 +60,12 @@ type stateData struct {
 	toAllocateClaims []*resourceapi.ResourceClaim
 	// alloc allocates the pod's claims: kept to the topology domain being
 	// tried for a group keyed by a device attribute (attributedomains.go).
-	// others is the same allocator without that restriction, for other
-	// pods' claims (nominated pods a dry run or Filter simulates).
-	alloc, others *allocator.Allocator
-	// preempt is what Filter's answers for preemption share within the
-	// cycle (preemptionmemo.go).
-	preempt preemptionMemo
+	// unrestricted is the same allocator without that restriction, for
+	// other pods' claims (nominated pods a dry run or Filter simulates).
+	alloc, unrestricted *allocator.Allocator
+	// preemptionMemo is what Filter's answers for preemption share within
+	// the cycle (preemptionmemo.go).
+	preemptionMemo preemptionMemo
 	// release is whether the pod waits on its nominated node for
 	// released devices, decided once per cycle (releasing.go).
 	release releaseWait
