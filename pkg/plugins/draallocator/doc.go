@@ -20,142 +20,6 @@ limitations under the License.
 // drivers see exactly what the in-tree DynamicResources plugin would have
 // written.
 //
-// # Design
-//
-// The plugin adapts the allocator to the framework; the allocator knows
-// nothing about the scheduler.
-//
-//   - Claims and device classes come from the framework's SharedDRAManager,
-//     and the plugin signals in-flight allocations and its writes to it as
-//     the in-tree plugin does, so the framework (and an in-tree profile in
-//     the same process) sees them. The claim informer drops managedFields
-//     (claimfeed.go's trimManagedFields, as kube-scheduler does for pods):
-//     nothing reads them, and writes without them keep the stored ones.
-//   - Which devices are taken comes from an allocator.Tracker: fed by the
-//     claim informer, by Reserve/Unreserve (in flight) and by the plugin's
-//     own status writes (recorded at once; older informer copies are
-//     ignored, as in the assume cache, and so is a write recorded after
-//     the informer reported the claim deleted). It hands PreFilter a State updated
-//     by the devices that changed since the previous pod, instead of
-//     translating every allocated device per pod. A device handed out by
-//     one scheduling cycle is unavailable to the next until the claim's
-//     status write lands or is abandoned. PreFilter first waits until the
-//     claim handler has seen every claim that existed at start, so a new
-//     or failed-over scheduler never takes a held device for a free one.
-//   - One scheduler's profiles share the plugin's state (NewFactory):
-//     inventory, tracker and requeuer, so an allocation in flight in one
-//     profile is excluded by every other.
-//   - Devices come from a long-lived inventory.Inventory (inventoryFeed),
-//     fed by the scheduler's own ResourceSlice and DeviceTaintRule
-//     informers (one copy of each slice per process); the feed applies the
-//     rules itself (package taintrules), as the scheduler's slice tracker
-//     does. Events only queue the changed slice; the next
-//     PreFilter (or GeneratePlacements, on the same goroutine before a pod
-//     group's pods are tried) applies the queue, so steady state costs
-//     nothing and the inventory never changes under a Filter. Selector results, node views
-//     and their bit sets survive across pods.
-//   - The scheduler requeues pods on events it sees through its own
-//     informers; the plugin's copies may learn of the same change a moment
-//     later. When they do, and the change can free devices, the plugin
-//     activates the pods it judged since the previous such change
-//     (requeuer), so no pod waits for a second event.
-//   - The pod informer's events reach the features that follow pods
-//     (podfeed.go: the nomination clock, the preemption metrics), each
-//     handler guarded like an extension point.
-//   - PreFilter resolves the pod's claims and builds one allocator over the
-//     inventory and the allocated devices; Filter asks it per node
-//     whether the claims fit; the devices are chosen (nodeResults, one
-//     search per node and cycle, searchDevices) for the few nodes Score
-//     and Reserve ask about, or already by Filter where its answer
-//     depends on them (a gang's planned siblings, fitBesideSiblings;
-//     node-allocatable resources, filterNodeAllocatable);
-//     Reserve marks them in flight; PreBind writes allocation and
-//     reservation with conflict retries and waits for binding conditions;
-//     Unreserve and PostFilter undo, as the in-tree plugin does.
-//   - Pods of a pod-group cycle (GenericWorkload, podgroup.go) share a
-//     claim's pending allocation: a later pod of the cycle reuses what an
-//     earlier one reserved (one more sharer in the framework's count)
-//     instead of waiting for it; trial reservations the cycle reverts
-//     requeue nobody; claims a PodGroup declares are reserved for the
-//     PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees what
-//     keeps a gang from fitting (podgroup_postfilter.go).
-//   - A pod-group cycle's devices are planned jointly (gangplan.go, a
-//     pod's side of the plan in gangmember.go,
-//     docs/design/gang-allocation.md): the first PreFilter of a placement
-//     assigns the group's unscheduled pods to nodes so that on each node
-//     their claims fit together (allocator.PlanGang), or fails every pod
-//     with the group's shortfall when fewer than minCount fit; Filter and
-//     Score allocate a pod's claims jointly with those of the siblings
-//     planned on the node (the pod's first) and Filter rejects a node
-//     where they would not fit beside it; the cycle's trial Reserve and
-//     Unreserve mark pods placed and unplaced; NormalizeScore lets the
-//     planned node win ties. Nodes are planned in the scoring strategy's
-//     order and only where pkg/nodecheck lets a pod go. The plan lives in
-//     the pod-group cycle state, apart from stateData, which only points
-//     at it.
-//   - Topology (TopologyAwareWorkloadScheduling, docs/design/topology.md):
-//     GeneratePlacements gives a group's domains (node-label values as
-//     upstream, or device-attribute values), drops those whose free
-//     devices cannot cover the group, and on a group's first attempt keeps
-//     at most maxPlacements, the ones its devices fit best
-//     (placementlimit.go); ScorePlacement ranks the feasible ones by the
-//     devices in use once the group has its own.
-//   - Devices that are node cpu, memory or hugepages, or cost some
-//     (DRANodeAllocatableResources, nodeallocatable.go over package
-//     nodeallocatable), are checked with the pod's requests against the
-//     node in Filter and recorded in the pod's status in PreBind, as
-//     in-tree. kube-scheduler's assume gives only the in-tree plugin's
-//     assumed pods that status, so an in-flight ledger (ledger.go) holds
-//     what ours take until the bound pod reaches the node accounting.
-//   - Preemption (preemption.go, releasing.go) follows DefaultPreemption's
-//     dry runs through AddPod/RemovePod in a dryRun state that Clone
-//     copies, apart from the shared stateData; Filter answers over the
-//     allocated devices changed by it (allocator.WhatIf): victims' claims
-//     freed, nominated pods' devices taken (what their own preemption
-//     freed; a node whose nominated pod's preemption is still under way
-//     is held). Filter is Unschedulable only where the pod may fit without
-//     the lower-priority pods. Where Filter turns the nominated node down
-//     it decides once per cycle whether the pod waits there for the
-//     victims' claims being released (releaseWait); while it waits, dry
-//     runs on other nodes find no room and PostFilter keeps the
-//     nomination, whichever PostFilter runs first (judged by the
-//     scheduler's DRA manager and the node's other nominated pods; the
-//     nomination read from the pod's status or, before the status shows
-//     it, from the scheduler's nominator; a pod of the same priority nominated there
-//     later, nominationclock.go, does not come first), so no second round
-//     of evictions starts (docs/design/preemption.md). What the answers
-//     on node after node share within a cycle is computed once
-//     (preemptionmemo.go): "may preemption help", asked over one allocator with every
-//     node's own devices free instead of a copy per node; a reprieve's
-//     answer (a victim given back) is not explained, as nobody reads it,
-//     and frees the part of the first answer's releases that the victims
-//     still out free (dryRunReleases), so each node's removed pods' claims
-//     are looked up once. Where allocations' devices are
-//     (allocator.Placements) outlives the cycle, until the inventory
-//     changes.
-//     An assigned pod's deletion lets a preemptor that
-//     DefaultPreemption gated go on (preemptionmetrics.go counts victims
-//     and times nominations from the same pod events).
-//   - Every entry point runs under a guard (entrypoints.go, guard.go): a
-//     panic fails only that pod's attempt with an error naming the plugin,
-//     is logged with its stack and counted; Unreserve then releases what
-//     the attempt had in flight, even if it panicked itself.
-//   - A node that cannot take the pod gets a reason that is the same on
-//     every node with the same finding (Allocator.Explain), so the
-//     scheduler's "0/N nodes are available: ..." message counts nodes per
-//     reason.
-//   - A consistency check (consistency.go) compares the long-lived state
-//     with the informers' objects on SIGUSR2 (beside kube-scheduler's own
-//     cache comparer) and every consistencyCheckInterval, on a goroutine
-//     of its own: the inventory with the slices, taint rules applied
-//     (inventory.Compare), the tracker with the claims and the scheduler's
-//     in-flight allocations (allocator.Tracker.Compare). Slice changes
-//     queued, the plugin's own writes the informer has not delivered and
-//     allocations in flight are no differences, and a difference must
-//     still be there when it compares again 2 s later. Each is logged once
-//     with the objects' names and counted
-//     (dra_scheduler_cache_differences_total).
-//
 // # Map
 //
 // Extension points (entrypoints.go wraps each in the panic guard), the
@@ -223,6 +87,104 @@ limitations under the License.
 //	memo         every clone of the cycle state; its own Once;
 //	             dryRunReleases, in a dryRun, made once and then only read;
 //	             the plugin's kept placements, an atomic pointer
+//
+// # Design
+//
+// The plugin adapts the allocator to the framework; the allocator knows
+// nothing about the scheduler. Each bullet's files hold the details.
+//
+//   - Claims and classes (claimfeed.go, claims.go): from the framework's
+//     SharedDRAManager; the plugin signals in-flight allocations and its
+//     writes to it as the in-tree plugin does, so the framework (and an
+//     in-tree profile in the same process) sees them. The claim informer
+//     drops managedFields (trimManagedFields), as kube-scheduler does for
+//     pods.
+//   - Taken devices (allocator.Tracker): fed by the claim informer, by
+//     Reserve/Unreserve (in flight) and by the plugin's own status writes
+//     (recorded at once; older informer copies are ignored, as in the
+//     assume cache). It hands PreFilter a State updated by the devices
+//     changed since the previous pod. PreFilter first waits until the claim
+//     handler has seen every claim that existed at start, so a new or
+//     failed-over scheduler never takes a held device for a free one.
+//   - Devices (inventoryfeed.go): a long-lived inventory.Inventory fed by
+//     the scheduler's ResourceSlice and DeviceTaintRule informers, rules
+//     applied by package taintrules. Events only queue the changed slice;
+//     the next PreFilter (or GeneratePlacements) applies the queue, so the
+//     inventory never changes under a Filter. Selector results and node
+//     views survive across pods.
+//   - Sharing (shared.go, NewFactory): one scheduler's profiles share
+//     inventory, tracker, requeuer and ledger, so an allocation in flight
+//     in one profile is excluded by every other.
+//   - Requeueing (requeue.go, events.go, podfeed.go): the plugin's copies
+//     may learn of a change a moment after the scheduler; when they do,
+//     and it can free devices, the pods judged since are activated, so no
+//     pod waits for a second event. Pod events reach the features that
+//     follow pods (the nomination clock, the preemption metrics).
+//   - One pod (prefilter.go, filter.go, score.go, reserve.go, prebind.go):
+//     PreFilter builds one allocator; Filter asks it per node whether the
+//     claims fit, a node that does not getting the same reason as every
+//     node with the same finding (Allocator.ExplainBefore). The devices
+//     are searched once per node and cycle (searchDevices), for the nodes
+//     Score and Reserve ask about or where Filter's answer depends on
+//     them; Reserve marks them in flight; PreBind writes allocation and
+//     reservation and waits for binding conditions; Unreserve undoes.
+//   - DRA-backed extended resources (extended.go, DRAExtendedResource):
+//     a pod's extended resource that a DeviceClass provides gets an
+//     in-memory claim in PreFilter, allocated with the pod's other claims;
+//     PreBind creates it and records which container uses which request
+//     in the pod's status, as in-tree; a stale one is deleted in
+//     PostFilter.
+//   - Pod-group cycles (podgroup.go, GenericWorkload): pods of a cycle
+//     share a claim's pending allocation; trial reservations the cycle
+//     reverts requeue nobody; claims a PodGroup declares are reserved for
+//     the PodGroup (DRAWorkloadResourceClaims); PodGroupPostFilter frees
+//     what keeps a gang from fitting (podgroup_postfilter.go).
+//   - Gang plans (gangplan.go, gangmember.go,
+//     docs/design/gang-allocation.md): a placement's first PreFilter
+//     assigns the group's pods to nodes so that each node's claims fit
+//     together (allocator.PlanGang), or fails every pod with the shortfall;
+//     Filter and Score allocate a pod's claims beside the siblings planned
+//     there; trial Reserve/Unreserve mark pods placed; NormalizeScore lets
+//     the planned node win ties. The plan lives apart from stateData.
+//   - Topology (placementgenerate.go, attributedomains.go,
+//     placementlimit.go, placementscore.go; docs/design/topology.md):
+//     GeneratePlacements gives a group's domains (node labels or device
+//     attributes), drops those whose free devices cannot cover it, keeps
+//     at most maxPlacements on a first attempt; ScorePlacement ranks the
+//     feasible ones by the devices in use once the group has its own.
+//   - Node-allocatable devices (nodeallocatable.go, ledger.go,
+//     DRANodeAllocatableResources): checked with the pod's requests in
+//     Filter and recorded in its status in PreBind, as in-tree; a ledger
+//     holds what assumed pods' devices take, uncounted by the node
+//     accounting until the bound pod reaches it.
+//   - Preemption dry runs (preemption.go): DefaultPreemption's AddPod and
+//     RemovePod write a dryRun that Clone copies, apart from stateData;
+//     Filter answers over the devices they change (allocator.WhatIf):
+//     victims' claims freed (pkg/eviction), nominated pods' devices taken,
+//     a node whose nominated pod's preemption is under way held. Filter is
+//     Unschedulable only where the pod may fit without the lower-priority
+//     pods.
+//   - Preemption memo (preemptionmemo.go): what a cycle's answers on node
+//     after node share is computed once — "may preemption help" over one
+//     allocator with every node's own devices free, each node's removed
+//     pods' releases (dryRunReleases) — and where allocations' devices are
+//     (allocator.Placements, keptPlacements) outlives the cycle until the
+//     inventory changes.
+//   - Release wait (releasing.go, nominationclock.go): where Filter turns
+//     the nominated node down it decides once per cycle whether the pod
+//     waits there for its victims' claims (releaseWait, judged by the DRA
+//     manager and the node's other nominated pods); meanwhile dry runs on
+//     other nodes find no room and PostFilter keeps the nomination, in
+//     either PostFilter order (docs/design/preemption.md).
+//   - Guard (entrypoints.go, guard.go): every entry point recovers a panic
+//     as that pod's failure, naming the plugin, logged and counted;
+//     Unreserve then releases what the attempt had in flight.
+//   - Consistency check (consistency.go): on SIGUSR2 and every
+//     consistencyCheckInterval it compares inventory and tracker with the
+//     informers' objects (inventory.Compare, allocator.Tracker.Compare);
+//     queued slices, unseen own writes and in-flight allocations are no
+//     differences, and a difference must last 2 s; each is logged and
+//     counted (dra_scheduler_cache_differences_total).
 //
 // # Invariants
 //
