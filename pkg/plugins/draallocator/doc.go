@@ -36,12 +36,12 @@ limitations under the License.
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
-//	                    domains.go        r domainsTried (events per domain)
+//	                    placementevents.go      r domainsTried (events per domain)
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
-//	GeneratePlacements  placementgenerate.go  r the snapshot (labels, group's pods);
-//	                    attributedomains.go   w attributeDomains (device-attribute keys)
-//	                    placementlimit.go     r the PodGroup's status; no state of its own
+//	GeneratePlacements  placementgenerate.go    r the snapshot (labels, group's pods);
+//	                    placementattributes.go  w attributeDomains (device-attribute keys)
+//	                    placementlimit.go       r the PodGroup's status; no state of its own
 //	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
 //	NormalizePlacement-                   no state of its own
 //	Score
@@ -64,12 +64,12 @@ limitations under the License.
 //	pod-group    groupState (podgroup.go), key Name/group in the
 //	cycle        PodGroupCycleState; written by the cycle's sequential phases
 //	             only; no lock
-//	pod-group    attributeDomains (attributedomains.go), key
+//	pod-group    attributeDomains (placementattributes.go), key
 //	cycle        Name/attribute-domains in the PodGroupCycleState: each
 //	             placement's device-attribute domain, written by
 //	             GeneratePlacements; PreFilter binds placement states to
 //	             placements under its lock
-//	pod-group    domainsTried (domains.go), key Name/domains in the
+//	pod-group    domainsTried (placementevents.go), key Name/domains in the
 //	cycle        PodGroupCycleState; each placement's first PreFilter appends
 //	             its plan's answer, PodGroupPostFilter reads it; own lock
 //	placement    gangPlan (gangplan.go), key Name/gang-plan in the
@@ -146,8 +146,8 @@ limitations under the License.
 //     Filter and Score allocate a pod's claims beside the siblings planned
 //     there; trial Reserve/Unreserve mark pods placed; NormalizeScore lets
 //     the planned node win ties. The plan lives apart from stateData.
-//   - Topology (placementgenerate.go, attributedomains.go,
-//     placementlimit.go, placementscore.go; docs/design/topology.md):
+//   - Topology (placement*.go: generate, attributes, limit, score,
+//     events; docs/design/topology.md):
 //     GeneratePlacements gives a group's domains (node labels or device
 //     attributes), drops those whose free devices cannot cover it, keeps
 //     at most maxPlacements on a first attempt; ScorePlacement ranks the

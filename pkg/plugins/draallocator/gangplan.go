@@ -72,9 +72,10 @@ type gangPlan struct {
 	// short, when set, is why the group cannot run: the plan places fewer
 	// pods than the PodGroup's minCount.
 	short string
-	// domain names the placement's topology domain (" in rack=r1"), ""
-	// without a topology constraint; answer is what the plan found there.
-	domain, answer string
+	// domain is the placement's topology domain (zero without a topology
+	// constraint); answer is what the plan found there.
+	domain topologyDomain
+	answer string
 
 	mu sync.RWMutex
 	// placed are the members the cycle placed (trial-reserved).
@@ -151,17 +152,24 @@ type currentPlacement interface {
 	GetPlacement() *fwk.Placement
 }
 
-// placementDomain names the domain being tried for a group with a
-// topology constraint, " in <key>=<domain>", for messages; "" otherwise.
-// Placements are named for their domain's value (ours and upstream's
-// generator's).
-func placementDomain(pg *schedulingapi.PodGroup, lister fwk.SharedLister) string {
+// topologyDomain is the domain of a group's topology constraint that a
+// placement is tried in: the constraint's key and the domain's value (the
+// placement's name). The zero value is none: no topology constraint.
+type topologyDomain struct{ key, value string }
+
+// String is the domain as messages name it: "rack=r1".
+func (d topologyDomain) String() string { return d.key + "=" + d.value }
+
+// placementDomain returns the domain being tried for a group with a
+// topology constraint; the zero topologyDomain otherwise. Placements are
+// named for their domain's value (ours and upstream's generator's).
+func placementDomain(pg *schedulingapi.PodGroup, lister fwk.SharedLister) topologyDomain {
 	c := pg.Spec.SchedulingConstraints
 	p, ok := lister.(currentPlacement)
 	if c == nil || len(c.Topology) == 0 || !ok || p.GetPlacement() == nil || p.GetPlacement().Name == "" {
-		return ""
+		return topologyDomain{}
 	}
-	return fmt.Sprintf(" in %s=%s", c.Topology[0].Key, p.GetPlacement().Name)
+	return topologyDomain{key: c.Topology[0].Key, value: p.GetPlacement().Name}
 }
 
 // nodeObjects returns the nodes of infos.
@@ -222,23 +230,27 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 		}
 	}
 	// A gang needs its minCount; pods of another group run on their own.
-	need, where := 1, ""
+	need, domain := 1, topologyDomain{}
 	if pg, err := lister.PodGroups().Get(pod.Namespace, name); err == nil {
 		if pg.Spec.SchedulingPolicy.Gang != nil {
 			need = max(int(pg.Spec.SchedulingPolicy.Gang.MinCount)-scheduled, 0)
 		}
-		where = placementDomain(pg, lister)
+		domain = placementDomain(pg, lister)
 	}
 	needs := fmt.Sprintf("it needs %d", need)
 	if scheduled > 0 {
 		needs = fmt.Sprintf("it needs %d besides its %d scheduled", need, scheduled)
 	}
-	plan.domain = where
+	plan.domain = domain
 	got := len(result.Nodes) + withoutDevices
 	plan.answer = fmt.Sprintf("the devices of %d of its pods fit together (%s), %s", got, plannedPerNode(result.Nodes), needs)
 	if got < need {
-		plan.short = fmt.Sprintf("pod group %s%s: the devices of only %d of its pods fit together (%s), %s",
-			plan.group, where, got, plannedPerNode(result.Nodes), needs)
+		group := plan.group
+		if domain != (topologyDomain{}) {
+			group += " in " + domain.String()
+		}
+		plan.short = fmt.Sprintf("pod group %s: the devices of only %d of its pods fit together (%s), %s",
+			group, got, plannedPerNode(result.Nodes), needs)
 	}
 	logger.V(4).Info("Planned the devices of a pod group", "podGroup", plan.group, "members", len(members),
 		"placed", len(result.Nodes), "complete", result.Complete, "budgetExhausted", result.Exhausted, "allocations", result.Allocations)

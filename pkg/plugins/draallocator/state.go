@@ -59,7 +59,7 @@ type stateData struct {
 	toAllocate       []int
 	toAllocateClaims []*resourceapi.ResourceClaim
 	// alloc allocates the pod's claims: kept to the topology domain being
-	// tried for a group keyed by a device attribute (attributedomains.go).
+	// tried for a group keyed by a device attribute (placementattributes.go).
 	// unrestricted is the same allocator without that restriction, for
 	// other pods' claims (nominated pods a dry run or Filter simulates).
 	alloc, unrestricted *allocator.Allocator

@@ -51,7 +51,7 @@ func (d *domainsTried) Clone() fwk.StateData { return d }
 // recordDomain adds the plan's answer to the cycle's record, for a plan
 // made in a topology domain.
 func recordDomain(gcs fwk.PodGroupCycleState, plan *gangPlan) {
-	if plan.domain == "" {
+	if plan.domain == (topologyDomain{}) {
 		return
 	}
 	d, err := stateAs[*domainsTried](gcs.Read(domainsKey))
@@ -61,7 +61,7 @@ func recordDomain(gcs fwk.PodGroupCycleState, plan *gangPlan) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.answers = append(d.answers, strings.TrimPrefix(plan.domain, " in ")+": "+plan.answer)
+	d.answers = append(d.answers, plan.domain.String()+": "+plan.answer)
 }
 
 // explainDomains records on each unscheduled pod of a group that fit in
@@ -90,11 +90,11 @@ func (pl *DRAAllocator) explainDomains(ctx context.Context, gcs fwk.PodGroupCycl
 // group's placement is in: the commit's Reserve, outside the pod-group
 // cycle, with the winning placement's plan.
 func (pl *DRAAllocator) reportDomain(cs fwk.CycleState, pod *v1.Pod, s *stateData) {
-	if cs.IsPodGroupSchedulingCycle() || s.gang == nil || s.gang.plan.domain == "" {
+	if cs.IsPodGroupSchedulingCycle() || s.gang == nil || s.gang.plan.domain == (topologyDomain{}) {
 		return
 	}
 	if recorder := pl.handle.EventRecorder(); recorder != nil {
-		recorder.Eventf(pod, nil, v1.EventTypeNormal, "TopologyDomain", "Scheduling", "pod group %s placed%s: %s",
+		recorder.Eventf(pod, nil, v1.EventTypeNormal, "TopologyDomain", "Scheduling", "pod group %s placed in %s: %s",
 			s.gang.plan.group, s.gang.plan.domain, s.gang.plan.answer)
 	}
 }
