@@ -203,12 +203,17 @@ func createClaims(ctx context.Context, client kubernetes.Interface, namespace st
 		return createTemplate(ctx, client, namespace, templateName, claimSpec(s))
 	}
 	return Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
-		claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: names[i], Namespace: namespace}, Spec: claimSpec(s)}
-		if _, err := client.ResourceV1().ResourceClaims(namespace).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create ResourceClaim %s/%s: %w", namespace, names[i], err)
-		}
-		return nil
+		return createClaim(ctx, client, namespace, names[i], claimSpec(s))
 	})
+}
+
+// createClaim creates the ResourceClaim name with spec.
+func createClaim(ctx context.Context, client kubernetes.Interface, namespace, name string, spec resourceapi.ResourceClaimSpec) error {
+	claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: spec}
+	if _, err := client.ResourceV1().ResourceClaims(namespace).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create ResourceClaim %s/%s: %w", namespace, name, err)
+	}
+	return nil
 }
 
 // createTemplate creates the ResourceClaimTemplate name with spec.

@@ -208,11 +208,7 @@ func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, n
 	case mode == ClaimsPerPod:
 		return Parallel(ctx, len(pods.lows)+len(pods.preemptors), workers, func(ctx context.Context, i int) error {
 			name, devices := pods.devices(i)
-			claim := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Spec: preemptionClaimSpec(s, devices)}
-			if _, err := client.ResourceV1().ResourceClaims(namespace).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("create ResourceClaim %s/%s: %w", namespace, name, err)
-			}
-			return nil
+			return createClaim(ctx, client, namespace, name, preemptionClaimSpec(s, devices))
 		})
 	}
 	counts := append([]int{1}, pods.sizes...)
