@@ -112,24 +112,32 @@ func startClusterWith(t *testing.T, schedulerConfig string, opts controlplane.Sc
 // server flags).
 func startClusterOn(t *testing.T, cpOpts controlplane.Options, schedulerConfig string, opts controlplane.SchedulerOptions) *env {
 	t.Helper()
-	ctx := t.Context()
 	start := time.Now()
-	cp, err := controlplane.Start(ctx, cpOpts)
-	if err != nil {
-		t.Fatalf("start control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
-	path, err := cp.WriteSchedulerConfig("scheduler.yaml", []byte(schedulerConfig))
+	e := startControlPlane(t, cpOpts)
+	path, err := e.cp.WriteSchedulerConfig("scheduler.yaml", []byte(schedulerConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := cp.StartSchedulerWith(ctx, path, opts)
+	sched, err := e.cp.StartSchedulerWith(e.ctx, path, opts)
 	if err != nil {
 		t.Fatalf("start dra-scheduler: %v", err)
 	}
 	t.Logf("control plane and dra-scheduler ready in %v", time.Since(start).Round(time.Millisecond))
+	e.sched, e.schedulerConfig = sched, path
+	return e
+}
 
-	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test", sched: sched, schedulerConfig: path}
+// startControlPlane starts a control plane and creates the test's
+// namespace, without dra-scheduler: startClusterOn starts it in the test's
+// process, other tests as replicas of their own (startReplica).
+func startControlPlane(t *testing.T, cpOpts controlplane.Options) *env {
+	t.Helper()
+	cp, err := controlplane.Start(t.Context(), cpOpts)
+	if err != nil {
+		t.Fatalf("start control plane: %v", err)
+	}
+	t.Cleanup(cp.Stop)
+	e := &env{t: t, ctx: t.Context(), cp: cp, client: cp.Client, ns: "test"}
 	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
 	return e
 }

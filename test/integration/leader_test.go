@@ -135,15 +135,9 @@ func tail(s string, n int) string {
 // election, kills the leader mid-stream and checks that the other one takes
 // over and that no device is ever allocated twice.
 func TestLeaderElection(t *testing.T) {
-	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatalf("start control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
-	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "test"}
-	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dra-system"}})
-	path, err := cp.WriteSchedulerConfig("leader.yaml", []byte(leaderConfig))
+	e := startControlPlane(t, controlplane.Options{})
+	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dra-system"}})
+	path, err := e.cp.WriteSchedulerConfig("leader.yaml", []byte(leaderConfig))
 	if err != nil {
 		t.Fatal(err)
 	}

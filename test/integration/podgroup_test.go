@@ -78,15 +78,26 @@ func (e *env) gang(name, template string, size int) []string {
 // the PodGroup's claims.
 func (e *env) createGang(name string, minCount int, claims ...schedulingapi.PodGroupResourceClaim) {
 	e.t.Helper()
-	group := &schedulingapi.PodGroup{
+	e.createPodGroup(e.gangPodGroup(name, minCount, claims...))
+}
+
+// gangPodGroup is the gang PodGroup name needing minCount pods, with the
+// PodGroup's claims, in the test's namespace.
+func (e *env) gangPodGroup(name string, minCount int, claims ...schedulingapi.PodGroupResourceClaim) *schedulingapi.PodGroup {
+	return &schedulingapi.PodGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
 		Spec: schedulingapi.PodGroupSpec{
 			SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(minCount)}},
 			ResourceClaims:   claims,
 		},
 	}
-	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
-		e.t.Fatalf("create PodGroup %s: %v", name, err)
+}
+
+// createPodGroup creates group, failing the test on error.
+func (e *env) createPodGroup(group *schedulingapi.PodGroup) {
+	e.t.Helper()
+	if _, err := e.client.SchedulingV1beta1().PodGroups(group.Namespace).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
+		e.t.Fatalf("create PodGroup %s: %v", group.Name, err)
 	}
 }
 
@@ -213,13 +224,7 @@ func testAGangSharesItsPodGroupsClaim(t *testing.T, schedulerConfig string) {
 	// pod. The pods bind in parallel, so all but one find the allocation
 	// already written by a sibling.
 	e.create(objects.Claim("shared-4", e.ns, objects.ClaimSpec("gpus", driver, 4)))
-	infer := &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: "infer", Namespace: e.ns},
-		Spec:       schedulingapi.PodGroupSpec{SchedulingPolicy: schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: 4}}},
-	}
-	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, infer, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create PodGroup infer: %v", err)
-	}
+	e.createGang("infer", 4)
 	var inferPods []string
 	for i := range 4 {
 		pod := objects.MakePod(fmt.Sprintf("infer-%d", i), e.ns).Scheduler(schedulerapp.Name).Claim("gpus", "shared-4").Obj()

@@ -23,7 +23,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
@@ -40,11 +39,7 @@ import (
 // one pod would look cheaper.
 func TestAPreemptorEvictsNobodyForAPodGroupsClaim(t *testing.T) {
 	e := startPodGroupCluster(t, preemptionConfig)
-	for name, value := range preemptionPriorities {
-		if _, err := e.client.SchedulingV1().PriorityClasses().Create(e.ctx, objects.PriorityClass(name, value), metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create PriorityClass %s: %v", name, err)
-		}
-	}
+	e.createPreemptionPriorities()
 	e.startKubeletStandIn()
 	const driver = "pgclaim.example.com"
 	e.create(objects.DeviceClass(driver, driver),
@@ -55,17 +50,9 @@ func TestAPreemptorEvictsNobodyForAPodGroupsClaim(t *testing.T) {
 
 	// A gang of one pod, of the pod's priority (kube-scheduler refuses a
 	// group whose pods' priority is not the group's).
-	group := &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: "gang", Namespace: e.ns},
-		Spec: schedulingapi.PodGroupSpec{
-			SchedulingPolicy:  schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: 1}},
-			ResourceClaims:    []schedulingapi.PodGroupResourceClaim{{Name: "gpus", ResourceClaimTemplateName: ptr.To("gpu-2")}},
-			PriorityClassName: "low",
-		},
-	}
-	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create PodGroup %s: %v", group.Name, err)
-	}
+	group := e.gangPodGroup("gang", 1, schedulingapi.PodGroupResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To("gpu-2")})
+	group.Spec.PriorityClassName = "low"
+	e.createPodGroup(group)
 	member := objects.MakePod("gang-0", e.ns).Scheduler(schedulerapp.Name).PriorityClass("low").
 		GracePeriod(preemptionGracePeriod).ClaimFromTemplate("gpus", "gpu-2").Obj()
 	member.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}

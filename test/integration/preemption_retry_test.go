@@ -24,7 +24,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
@@ -177,7 +176,7 @@ func startRetryCluster(t *testing.T, sched retryScheduler) (*env, *kubeletStandI
 	var e *env
 	switch {
 	case sched.ownProcess:
-		e = startClusterWithoutScheduler(t)
+		e = startControlPlane(t, controlplane.Options{})
 		path, err := e.cp.WriteSchedulerConfig("retry.yaml", []byte(sched.config))
 		if err != nil {
 			t.Fatal(err)
@@ -192,26 +191,8 @@ func startRetryCluster(t *testing.T, sched retryScheduler) (*env, *kubeletStandI
 		}
 		e = startCluster(t, sched.config)
 	}
-	for name, value := range preemptionPriorities {
-		if _, err := e.client.SchedulingV1().PriorityClasses().Create(e.ctx, objects.PriorityClass(name, value), metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create PriorityClass %s: %v", name, err)
-		}
-	}
+	e.createPreemptionPriorities()
 	return e, e.startKubeletStandIn()
-}
-
-// startClusterWithoutScheduler starts a control plane and creates the
-// test's namespace; the test runs dra-scheduler itself.
-func startClusterWithoutScheduler(t *testing.T) *env {
-	t.Helper()
-	cp, err := controlplane.Start(t.Context(), controlplane.Options{})
-	if err != nil {
-		t.Fatalf("start control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
-	e := &env{t: t, ctx: t.Context(), cp: cp, client: cp.Client, ns: "test"}
-	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
-	return e
 }
 
 // retryCase runs one case: n0 holds two low-priority pods, n1 one, each

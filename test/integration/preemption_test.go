@@ -104,11 +104,7 @@ func TestPreemptionForDevices(t *testing.T) {
 // says whether its DRA plugin preempts for devices.
 func testPreemptionForDevices(t *testing.T, schedulerConfig string, preempts bool) {
 	e := startCluster(t, schedulerConfig)
-	for name, value := range preemptionPriorities {
-		if _, err := e.client.SchedulingV1().PriorityClasses().Create(e.ctx, objects.PriorityClass(name, value), metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create PriorityClass %s: %v", name, err)
-		}
-	}
+	e.createPreemptionPriorities()
 	kubelet := e.startKubeletStandIn()
 
 	t.Run("a high-priority pod preempts low-priority pods holding the GPUs it needs, no more than it needs", func(t *testing.T) {
@@ -370,6 +366,17 @@ func (e *env) explainPreemption(name, template, node string, victims []string) {
 		e.t.Logf("explain pod %s: %s", name, r.Verdict)
 	}
 	e.deletePods([]string{name})
+}
+
+// createPreemptionPriorities creates the PriorityClasses of
+// preemptionPriorities.
+func (e *env) createPreemptionPriorities() {
+	e.t.Helper()
+	for name, value := range preemptionPriorities {
+		if _, err := e.client.SchedulingV1().PriorityClasses().Create(e.ctx, objects.PriorityClass(name, value), metav1.CreateOptions{}); err != nil {
+			e.t.Fatalf("create PriorityClass %s: %v", name, err)
+		}
+	}
 }
 
 // preemptionCase makes e report to t, a case's test, and deletes every pod

@@ -25,7 +25,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	"k8s.io/kubernetes/pkg/features"
@@ -63,16 +62,9 @@ func startTopologyCluster(t *testing.T, schedulerConfig string) *env {
 // all in one domain of the node label key.
 func (e *env) createTopologyGang(name string, minCount int, key string) {
 	e.t.Helper()
-	group := &schedulingapi.PodGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
-		Spec: schedulingapi.PodGroupSpec{
-			SchedulingPolicy:      schedulingapi.PodGroupSchedulingPolicy{Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(minCount)}},
-			SchedulingConstraints: &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: key}}},
-		},
-	}
-	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Create(e.ctx, group, metav1.CreateOptions{}); err != nil {
-		e.t.Fatalf("create PodGroup %s: %v", name, err)
-	}
+	group := e.gangPodGroup(name, minCount)
+	group.Spec.SchedulingConstraints = &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: key}}}
+	e.createPodGroup(group)
 }
 
 // rackNode is a node of rack with n plain devices of driver.
