@@ -104,8 +104,9 @@ test-chaos:
 ## (the shipped plugin order; with async API calls; DRAAllocator enabled
 ## alone; alone, in its own process) runs every pair of claim kinds for
 ## victims and preemptor (from a template, pre-created, a DRA-backed
-## extended resource) with every way the victim leaves: 45 cases each, about
-## 25 minutes a round on 2 cores. make test runs 9 per setup.
+## extended resource) with every way the victim leaves: 45 cases each, 180
+## a round; at the 5-6 s a case make test's 9 per setup take, about 18
+## minutes on 2 cores.
 RETRY_COUNT ?= 1
 test-preemption-retry: $(BIN)/etcd
 	DRA_PREEMPTION_RETRY=all $(GO) test -count=$(RETRY_COUNT) -timeout 3h -v -run '^TestPreemptorRetriedWhileItsVictimLeaves$$' ./test/integration
