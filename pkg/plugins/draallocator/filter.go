@@ -95,8 +95,8 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 				unavailable = append(unavailable, i)
 			}
 		}
-		if s.na != nil && s.na.shareDenied[i] != nil {
-			return s.na.shareDenied[i]
+		if c.shareDenied != nil {
+			return c.shareDenied
 		}
 	}
 	if len(unavailable) > 0 {
@@ -229,47 +229,47 @@ func (s *stateData) nodeClaims(pod *v1.Pod, nodeInfo fwk.NodeInfo) ([]*resourcea
 // nodeResults returns the devices the pod gets on a node that passed
 // Filter, searching once per node and cycle; a positive timeout limits
 // the search as FitsWithin's does.
-func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, timeout time.Duration) ([]resourceapi.AllocationResult, error) {
+func (pl *DRAAllocator) nodeResults(ctx context.Context, s *stateData, pod *v1.Pod, nodeInfo fwk.NodeInfo, timeout time.Duration) (foundDevices, error) {
 	node := nodeInfo.Node()
-	if r, ok := s.cachedResults(node.Name); ok {
-		return r, nil
+	if found, ok := s.cachedResults(node.Name); ok {
+		return found, nil
 	}
 	claims, st := s.nodeClaims(pod, nodeInfo)
 	if st != nil {
-		return nil, st.AsError()
+		return foundDevices{}, st.AsError()
 	}
 	if len(claims) == 0 {
-		return nil, nil
+		return foundDevices{}, nil
 	}
 	siblings, _ := s.gang.siblingsOn(node.Name)
-	results, err := s.searchDevices(ctx, node, claims, siblings, timeout)
+	found, ok, err := s.searchDevices(ctx, node, claims, siblings, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
+		return foundDevices{}, fmt.Errorf("node %s: allocate devices: %w", node.Name, err)
 	}
-	if results == nil {
-		return nil, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)
+	if !ok {
+		return foundDevices{}, fmt.Errorf("node %s: devices found in Filter are no longer available", node.Name)
 	}
-	return results, nil
+	return found, nil
 }
 
 // searchDevices is the one search for the devices of the pod's claims on
 // node, beside siblings, the claims of the members of its group that the
 // plan puts there: the pod's claims come first, so its results are the
 // first ones. It caches the pod's share for Score and Reserve and returns
-// it; nil where they do not fit together. A positive timeout limits the
-// search as FitsWithin's does.
-func (s *stateData) searchDevices(ctx context.Context, node *v1.Node, claims, siblings []*resourceapi.ResourceClaim, timeout time.Duration) ([]resourceapi.AllocationResult, error) {
+// it; ok is false where they do not fit together. A positive timeout
+// limits the search as FitsWithin's does.
+func (s *stateData) searchDevices(ctx context.Context, node *v1.Node, claims, siblings []*resourceapi.ResourceClaim, timeout time.Duration) (_ foundDevices, ok bool, _ error) {
 	all := claims
 	if len(siblings) > 0 {
 		all = append(slices.Clone(claims), siblings...)
 	}
 	results, err := s.alloc.AllocateWithin(ctx, node, all, timeout)
 	if err != nil || results == nil {
-		return nil, err
+		return foundDevices{}, false, err
 	}
-	results = results[:len(claims)]
+	found := s.foundDevices(results[:len(claims)])
 	s.mu.Lock()
-	s.results[node.Name] = results
+	s.results[node.Name] = found
 	s.mu.Unlock()
-	return results, nil
+	return found, true, nil
 }

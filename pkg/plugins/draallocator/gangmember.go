@@ -125,13 +125,13 @@ func (pl *DRAAllocator) fitBesideSiblings(ctx context.Context, s *stateData, pod
 	// The devices, not only whether they fit: the joint search is the
 	// expensive part, and Score and Reserve read the pod's share from the
 	// cache instead of searching again.
-	results, err := s.searchDevices(ctx, node, claims, siblings, timeout)
+	_, fit, err := s.searchDevices(ctx, node, claims, siblings, timeout)
 	if err != nil {
 		// The plain check reports it (an invalid pool, a time-out), for
 		// the pod's claims alone.
 		return nil, false
 	}
-	if results != nil {
+	if fit {
 		return nil, true
 	}
 	// Would the pod fit alone? Then the node is only kept for the plan.

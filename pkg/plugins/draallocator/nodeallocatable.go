@@ -55,9 +55,6 @@ type nodeAllocatableState struct {
 	slices *nodeallocatable.Slices
 	// podClaims maps the pod's names for its claims to the claims' UIDs.
 	podClaims map[string]types.UID
-	// shareDenied rejects claims[i] on every node where it is available:
-	// its allocation maps node resources and another consumer holds it.
-	shareDenied []*fwk.Status
 	// demand sums the pod's requests once for every node's check.
 	demand *nodeallocatable.Demander
 }
@@ -74,24 +71,23 @@ func (pl *DRAAllocator) prepareNodeAllocatable(s *stateData, pod *v1.Pod, entrie
 		return nil
 	}
 	na := &nodeAllocatableState{
-		slices:      nodeallocatable.IndexSlices(slices),
-		podClaims:   make(map[string]types.UID, len(entries)),
-		shareDenied: make([]*fwk.Status, len(s.claims)),
-		demand:      nodeallocatable.NewDemander(pod, pl.nodeAllocatableFeatures()),
+		slices:    nodeallocatable.IndexSlices(slices),
+		podClaims: make(map[string]types.UID, len(entries)),
+		demand:    nodeallocatable.NewDemander(pod, pl.nodeAllocatableFeatures()),
 	}
 	for i, entry := range entries {
 		na.podClaims[entry.Name] = s.claims[i].claim.UID
 	}
 	// Which devices are mapped does not depend on the node.
 	anywhere := na.slices.On(nil)
-	for i, c := range s.claims {
-		claim := c.claim
-		alloc := claim.Status.Allocation
+	for i := range s.claims {
+		c := &s.claims[i]
+		alloc := c.claim.Status.Allocation
 		if alloc == nil {
 			alloc = c.allocation // a shared pending allocation
 		}
-		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, claim, group, pl.gates.EnableDRAWorkloadResourceClaims) {
-			na.shareDenied[i] = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nodeallocatable.SharingRefused(claim.Name))
+		if nodeallocatable.HasMapping(alloc, anywhere) && heldByOthers(pod, c.claim, group, pl.gates.EnableDRAWorkloadResourceClaims) {
+			c.shareDenied = fwk.NewStatus(fwk.UnschedulableAndUnresolvable, nodeallocatable.SharingRefused(c.claim.Name))
 		}
 	}
 	s.na = na
@@ -142,14 +138,14 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 			allocs[i] = c.allocation // shared pending, or nil
 		}
 	}
-	if len(s.toAllocate) > 0 {
+	if len(s.toAllocateClaims) > 0 {
 		// The devices Reserve will take: the first the search finds,
 		// within what is left of Filter's time budget.
 		var left time.Duration
 		if timeout := pl.filterTimeout(); timeout > 0 {
 			left = max(timeout-time.Since(start), time.Nanosecond)
 		}
-		results, err := pl.nodeResults(ctx, s, pod, nodeInfo, left)
+		found, err := pl.nodeResults(ctx, s, pod, nodeInfo, left)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return statusError(logger, fmt.Errorf("node %s: timed out trying to allocate devices", node.Name), "pod", klog.KObj(pod), "node", klog.KObj(node))
@@ -160,8 +156,10 @@ func (pl *DRAAllocator) filterNodeAllocatable(ctx context.Context, s *stateData,
 		case err != nil:
 			return statusError(logger, err, "pod", klog.KObj(pod), "node", klog.KObj(node))
 		}
-		for j, i := range s.toAllocate {
-			allocs[i] = &results[j]
+		for i, r := range found.claims {
+			if r != nil {
+				allocs[i] = r
+			}
 		}
 	}
 	devices := s.na.slices.On(node)

@@ -76,8 +76,8 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 		if alloc == nil {
 			alloc = s.alloc
 		}
-		if r, ok := s.cachedResults(a.GetNodeName()); ok {
-			results = append(results, r...)
+		if found, ok := s.cachedResults(a.GetNodeName()); ok {
+			results = append(results, found.all()...)
 		}
 	}
 	if alloc == nil {

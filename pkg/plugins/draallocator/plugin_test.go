@@ -18,6 +18,7 @@ package draallocator
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,11 +77,11 @@ func TestFirstAvailableScore(t *testing.T) {
 			[]resourceapi.AllocationResult{devicesFor("req-0")}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &stateData{toAllocate: tc.toAllocate}
-			for _, claim := range tc.claims {
-				s.claims = append(s.claims, podClaim{claim: claim})
+			s := &stateData{}
+			for i, claim := range tc.claims {
+				s.claims = append(s.claims, podClaim{claim: claim, toAllocate: slices.Contains(tc.toAllocate, i)})
 			}
-			if got := firstAvailableScore(s, tc.results); got != tc.want {
+			if got := firstAvailableScore(s, s.foundDevices(tc.results)); got != tc.want {
 				t.Errorf("firstAvailableScore = %d, want %d", got, tc.want)
 			}
 		})

@@ -53,7 +53,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	defer func() { observe(pl.latency.preFilter, start, status) }()
 	logger := klog.FromContext(ctx)
 
-	s := &stateData{results: map[string][]resourceapi.AllocationResult{}}
+	s := &stateData{results: map[string]foundDevices{}}
 	cs.Write(stateKey, s)
 	if pl.gates.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod) {
 		// A bound pod whose resize waits: kube-scheduler looks for room
@@ -126,7 +126,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		if st := pl.checkClasses(logger, claim); st != nil {
 			return nil, st
 		}
-		s.toAllocate = append(s.toAllocate, i)
+		c.toAllocate = true
 		s.toAllocateClaims = append(s.toAllocateClaims, claim)
 	}
 	if pl.gates.EnableDRANodeAllocatableResources {
@@ -134,7 +134,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 			return nil, statusError(logger, err)
 		}
 	}
-	if len(s.toAllocate) == 0 && s.ext == nil {
+	if len(s.toAllocateClaims) == 0 && s.ext == nil {
 		// Nothing to allocate: Reserve may still share pending
 		// allocations.
 		return nil, nil

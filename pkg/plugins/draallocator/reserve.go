@@ -96,31 +96,34 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 	if err != nil {
 		return statusError(logger, fmt.Errorf("get node %s: %w", nodeName, err))
 	}
-	claims, st := s.nodeClaims(pod, nodeInfo)
-	if st != nil {
-		return st
-	}
-	results, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
+	found, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return statusError(logger, err)
 	}
-	if len(results) != len(claims) {
-		return statusError(logger, fmt.Errorf("internal error: %d allocations for %d claims", len(results), len(claims)))
-	}
-	for j, ci := range s.toAllocate {
-		s.claims[ci].allocation = &results[j]
-	}
-	if extra := len(claims) - len(s.toAllocate); extra == 1 {
-		v, _ := s.ext.variant(pod, nodeInfo, s.toAllocateClaims)
-		s.ext.chosen, s.ext.allocation = v, &results[len(results)-1]
-	}
-	for j, claim := range claims {
-		if st := pl.markInFlight(logger, s, claim, &results[j]); st != nil {
+	for i := range s.claims {
+		c := &s.claims[i]
+		if !c.toAllocate {
+			continue
+		}
+		r := found.claims[i]
+		if r == nil {
+			return statusError(logger, fmt.Errorf("internal error: node %s: no devices found for claim %s", nodeName, klog.KObj(c.claim)))
+		}
+		c.allocation = r
+		if st := pl.markInFlight(logger, s, c.claim, r); st != nil {
 			return st
 		}
-		if j < len(s.toAllocate) {
-			// The extended-resource claim is the pod's own.
-			group.share(claim.UID, pod.UID)
+		group.share(c.claim.UID, pod.UID)
+	}
+	if found.extended != nil {
+		// The extended-resource claim is the pod's own: not shared.
+		v, st := s.ext.variant(pod, nodeInfo, s.toAllocateClaims)
+		if st != nil || v == nil {
+			return statusError(logger, fmt.Errorf("internal error: node %s: devices found for extended resources the node does not need from DRA", nodeName))
+		}
+		s.ext.chosen, s.ext.allocation = v, found.extended
+		if st := pl.markInFlight(logger, s, v.claim, found.extended); st != nil {
+			return st
 		}
 	}
 	return nil

@@ -81,13 +81,13 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	start := time.Now()
 	defer func() { observe(pl.latency.score, start, status) }()
 	node := nodeInfo.Node()
-	results, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
+	found, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
-		used, total := s.alloc.Occupancy(node, results)
+		used, total := s.alloc.Occupancy(node, found.all())
 		if total == 0 {
 			return 0, nil
 		}
@@ -97,7 +97,7 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 		}
 		return score, nil
 	default:
-		return firstAvailableScore(s, results), nil
+		return firstAvailableScore(s, found), nil
 	}
 }
 
@@ -114,12 +114,17 @@ func (s *stateData) hasFirstAvailable() bool {
 	return false
 }
 
-// firstAvailableScore ranks the results of the claims to allocate by the
-// firstAvailable alternatives they chose (allocator.FirstAvailableRank).
-func firstAvailableScore(s *stateData, results []resourceapi.AllocationResult) int64 {
-	claims := make([]*resourceapi.ResourceClaim, len(s.toAllocate))
-	for j, ci := range s.toAllocate {
-		claims[j] = s.claims[ci].claim
+// firstAvailableScore ranks the devices found for the claims to allocate
+// by the firstAvailable alternatives they chose
+// (allocator.FirstAvailableRank); the extended-resource claim has none.
+func firstAvailableScore(s *stateData, found foundDevices) int64 {
+	var claims []*resourceapi.ResourceClaim
+	var results []resourceapi.AllocationResult
+	for i, r := range found.claims {
+		if r != nil {
+			claims = append(claims, s.claims[i].claim)
+			results = append(results, *r)
+		}
 	}
 	return allocator.FirstAvailableRank(claims, results)
 }

@@ -51,12 +51,9 @@ type stateData struct {
 	// Unreserve releases them; under mu.
 	inFlight []*resourceapi.ResourceClaim
 
-	// toAllocate indexes the claims without an allocation, in claims
-	// order, and toAllocateClaims holds those claims (one slice for the
-	// whole cycle, which lets the allocator reuse its per-pod
-	// preparation). Results of the allocator come in this order, followed
-	// by the extended-resource claim's when there is one.
-	toAllocate       []int
+	// toAllocateClaims holds the claims the cycle allocates (those whose
+	// podClaim.toAllocate is set), in claims order: one slice for the
+	// whole cycle, which lets the allocator reuse its per-pod preparation.
 	toAllocateClaims []*resourceapi.ResourceClaim
 	// alloc allocates the pod's claims: kept to the topology domain being
 	// tried for a group keyed by a device attribute (placementattributes.go).
@@ -96,11 +93,52 @@ type stateData struct {
 	// unavailable holds the indexes in claims of allocated claims that some
 	// node could not use (PostFilter may deallocate one of them).
 	unavailable sets.Set[int]
-	// results holds the devices found per node name, in toAllocate order
-	// followed by the extended-resource claim's, for the nodes Score or
-	// Reserve asked about and those where Filter searched them
+	// results holds the devices found per node name, for the nodes Score
+	// or Reserve asked about and those where Filter searched them
 	// (searchDevices).
-	results map[string][]resourceapi.AllocationResult
+	results map[string]foundDevices
+}
+
+// foundDevices are the devices one search found for the pod on a node.
+type foundDevices struct {
+	// claims holds, at each claim's index in stateData.claims, the devices
+	// found for it; nil for a claim the cycle does not allocate.
+	claims []*resourceapi.AllocationResult
+	// extended is the devices of the extended-resource claim; nil where
+	// DRA provides no extended resource on the node.
+	extended *resourceapi.AllocationResult
+}
+
+// foundDevices files the allocator's results, which come in the order of
+// toAllocateClaims followed by the extended-resource claim's, under the
+// claims they belong to. It is the one place that knows that order.
+func (s *stateData) foundDevices(results []resourceapi.AllocationResult) foundDevices {
+	found := foundDevices{claims: make([]*resourceapi.AllocationResult, len(s.claims))}
+	j := 0
+	for i := range s.claims {
+		if s.claims[i].toAllocate && j < len(results) {
+			found.claims[i] = &results[j]
+			j++
+		}
+	}
+	if j < len(results) {
+		found.extended = &results[j]
+	}
+	return found
+}
+
+// all returns the devices found, the extended-resource claim's last.
+func (f foundDevices) all() []resourceapi.AllocationResult {
+	out := make([]resourceapi.AllocationResult, 0, len(f.claims)+1)
+	for _, r := range f.claims {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	if f.extended != nil {
+		out = append(out, *f.extended)
+	}
+	return out
 }
 
 // podClaim is one of the pod's claims as the cycle sees it.
@@ -118,6 +156,13 @@ type podClaim struct {
 	// reused says that the claim shares the pending allocation of an
 	// earlier pod of the pod-group cycle: it is not allocated again.
 	reused bool
+	// toAllocate says that the claim has no allocation and the cycle
+	// allocates it (it is in stateData.toAllocateClaims).
+	toAllocate bool
+	// shareDenied rejects the claim on every node where it is available:
+	// its allocation maps node resources and another consumer holds it
+	// (nodeallocatable.go; nil when DRANodeAllocatableResources is off).
+	shareDenied *fwk.Status
 	// consumer is whom PreBind reserves the claim for: the pod, or its
 	// PodGroup (DRAWorkloadResourceClaims).
 	consumer resourceapi.ResourceClaimConsumerReference
@@ -175,7 +220,7 @@ func (s *stateData) claimObjects() []*resourceapi.ResourceClaim {
 }
 
 // cachedResults returns the devices found for a node, if searched already.
-func (s *stateData) cachedResults(node string) ([]resourceapi.AllocationResult, bool) {
+func (s *stateData) cachedResults(node string) (foundDevices, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.results[node]
