@@ -171,7 +171,7 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 			set("plugin.weight", 10),
 			set("plugin.placementWeight", 5),
 			set("plugin.args", map[string]any{"filterTimeout": "0s", "bindingTimeout": "5m", "scoringStrategy": map[string]any{"type": "MostAllocated"},
-				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "Spreading", "maxPlacements": 0,
+				"deviceSelectionPolicy": "Packing", "preemption": "Disabled", "placementScoring": "LeastAllocated", "maxPlacements": 0,
 				"consistencyCheckInterval": "0s"}),
 		), func(t *testing.T, r rendering) {
 			raw, args, _ := r.config()
@@ -179,7 +179,7 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 				FilterTimeout: metav1.Duration{}, BindingTimeout: metav1.Duration{Duration: 5 * time.Minute},
 				ScoringStrategy:       draconfig.ScoringStrategy{Type: draconfig.MostAllocated},
 				DeviceSelectionPolicy: draconfig.Packing, Preemption: draconfig.PreemptionDisabled,
-				PlacementScoring: draconfig.PlacementSpreading, MaxPlacements: 0,
+				PlacementScoring: draconfig.PlacementLeastAllocated, MaxPlacements: 0,
 				ConsistencyCheckInterval: metav1.Duration{},
 			}
 			if d := cmp.Diff(want, *args); d != "" {

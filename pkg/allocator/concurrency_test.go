@@ -226,7 +226,7 @@ func serialAnswers(t *testing.T, ctx context.Context, a *allocator.Allocator, no
 		}
 		switch {
 		case w.results != nil:
-			w.used, w.total = a.Occupancy(node, w.results)
+			w.used, w.total = a.Occupancy([]*v1.Node{node}, w.results)
 		case w.fitsErr == nil:
 			w.explain = a.Explain(ctx, node, claims).String()
 		}
@@ -292,7 +292,7 @@ func askConcurrently(ctx context.Context, a *allocator.Allocator, nodes []*v1.No
 					got.results, got.allocErr = a.Allocate(ctx, node, claims)
 					if got.results != nil {
 						got.askedOccupancy = true
-						got.used, got.total = a.Occupancy(node, got.results)
+						got.used, got.total = a.Occupancy([]*v1.Node{node}, got.results)
 						if (g+i)%3 == 0 {
 							ch.reserve(cycle, got.results)
 						}
@@ -305,7 +305,7 @@ func askConcurrently(ctx context.Context, a *allocator.Allocator, nodes []*v1.No
 					switch {
 					case got.results != nil:
 						got.askedOccupancy = true
-						got.used, got.total = a.Occupancy(node, got.results)
+						got.used, got.total = a.Occupancy([]*v1.Node{node}, got.results)
 					case got.allocErr == nil:
 						got.askedExplain = true
 						got.explain = a.Explain(ctx, node, claims).String()

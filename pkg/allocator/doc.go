@@ -151,7 +151,7 @@ limitations under the License.
 // only one domain's devices (and those without the attribute), holding
 // the others as taken. How full a node or a domain is, for the scoring
 // strategies that pack or spread, is in occupancy.go (Occupancy,
-// NodeOccupancy, DomainOccupancy, DomainFree).
+// DomainFree).
 //
 // # Invariants
 //

@@ -109,22 +109,6 @@ func TestKeptToADomainTakesOnlyTheDomainsDevicesAndThoseWithoutTheAttribute(t *t
 	}
 }
 
-func TestDomainOccupancyCountsTheGroupsDriversOnceEach(t *testing.T) {
-	nodes, sl := nvlinkCluster()
-	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", "gpu.example.com"))
-	a := newTestAllocator(structured.AllocatedState{}, classes, sl)
-	res, err := a.Allocate(t.Context(), nodes[1], []*resourceapi.ResourceClaim{objects.Claim("g", "ns", objects.ClaimSpec("req", "gpu", 1))})
-	if err != nil || res == nil {
-		t.Fatalf("Allocate = %v, %v", res, err)
-	}
-	if used, total := a.DomainOccupancy(nodes, res); used != 1 || total != 6 {
-		t.Errorf("with one GPU taken: %d of %d, want 1 of 6 (the NIC does not count)", used, total)
-	}
-	if used, total := a.DomainOccupancy(nodes, nil); used != 0 || total != 7 {
-		t.Errorf("without results: %d of %d, want 0 of 7 (every driver)", used, total)
-	}
-}
-
 func TestKeptToADomainLeavesSharedCountersToTheDomain(t *testing.T) {
 	const gpu = "gpu.example.com"
 	node := objects.MakeNode("n").Obj()

@@ -24,7 +24,6 @@ import (
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
@@ -32,7 +31,6 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
-	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
 // newTestAllocator builds an allocator the way the plugin does: over a
@@ -215,68 +213,6 @@ func TestExplainBlamesOnlyAConstraintThatFails(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, tc.run)
-	}
-}
-
-func TestOccupancyCountsUsedDevicesInThePoolsOfTheResult(t *testing.T) {
-	const gpuDriver, nicDriver = "gpu.example.com", "nic.example.com"
-	node := objects.MakeNode("n").Obj()
-	// Two pools on the node: two GPUs and three NICs.
-	slices := []*resourceapi.ResourceSlice{
-		objects.MakeSlice("n-gpus", gpuDriver, "n").Device("gpu-0", nil).Device("gpu-1", nil).Obj(),
-		objects.MakeSlice("n-nics", nicDriver, "n").Device("nic-0", nil).Device("nic-1", nil).Device("nic-2", nil).Obj(),
-	}
-	classes := inventorygen.NewClassLister(objects.DeviceClass("gpu", gpuDriver), objects.DeviceClass("nic", nicDriver))
-	claim := func(name, class string, count int64) *resourceapi.ResourceClaim {
-		return objects.Claim(name, "ns", objects.ClaimSpec("req", class, count))
-	}
-	allocated := func(driver string, devices ...string) structured.AllocatedState {
-		ids := sets.New[structured.DeviceID]()
-		for _, d := range devices {
-			ids.Insert(structured.MakeDeviceID(driver, "n", d))
-		}
-		return structured.AllocatedState{AllocatedDevices: ids}
-	}
-
-	for _, tc := range []struct {
-		name      string
-		state     structured.AllocatedState
-		claims    []*resourceapi.ResourceClaim
-		wantUsed  int
-		wantTotal int
-	}{
-		{"a GPU result counts the GPU pool only, not the NICs", structured.AllocatedState{},
-			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 1, 2},
-		{"an already allocated GPU and the result's GPU are both used", allocated(gpuDriver, "gpu-0"),
-			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 2, 2},
-		{"allocated NICs do not count when the result takes only a GPU", allocated(nicDriver, "nic-0", "nic-1"),
-			[]*resourceapi.ResourceClaim{claim("c", "gpu", 1)}, 1, 2},
-		{"results from both pools count both pools", allocated(nicDriver, "nic-0"),
-			[]*resourceapi.ResourceClaim{claim("g", "gpu", 1), claim("n", "nic", 2)}, 4, 5},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := newTestAllocator(tc.state, classes, slices)
-			res, err := a.Allocate(t.Context(), node, tc.claims)
-			if err != nil || res == nil {
-				t.Fatalf("Allocate = %v, %v; the case needs claims that fit", res, err)
-			}
-			if used, total := a.Occupancy(node, res); used != tc.wantUsed || total != tc.wantTotal {
-				t.Errorf("Occupancy = %d used of %d, want %d of %d", used, total, tc.wantUsed, tc.wantTotal)
-			}
-		})
-	}
-
-	for name, results := range map[string][]resourceapi.AllocationResult{
-		"nil results":              nil,
-		"no results":               {},
-		"a result without devices": {{}},
-	} {
-		t.Run("an empty result uses nothing of nothing, with "+name, func(t *testing.T) {
-			a := newTestAllocator(allocated(gpuDriver, "gpu-0"), classes, slices)
-			if used, total := a.Occupancy(node, results); used != 0 || total != 0 {
-				t.Errorf("Occupancy = %d used of %d, want 0 of 0", used, total)
-			}
-		})
 	}
 }
 

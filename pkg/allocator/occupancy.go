@@ -28,69 +28,18 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 )
 
-// How full a node's devices are, for the scoring strategies that pack or
-// spread.
+// How full devices are, for the scoring strategies that fill or spread
+// (MostAllocated, LeastAllocated): of a node's, and of a topology
+// domain's, by one rule.
 
-// Occupancy reports, over the pools of node that results allocate from,
-// how many devices there are and how many would be in use once results
-// are applied. Scoring strategies use it to pack or to spread.
-func (a *Allocator) Occupancy(node *v1.Node, results []resourceapi.AllocationResult) (used, total int) {
-	view, err := a.inv.View(node, a.viewOptions())
-	if err != nil {
-		return 0, 0
-	}
-	pools := map[inventory.PoolID]bool{}
-	taken := map[inventory.DeviceKey]bool{}
-	for _, res := range results {
-		for _, d := range res.Devices.Results {
-			pools[inventory.PoolID{Driver: d.Driver, Pool: d.Pool}] = true
-			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
-		}
-	}
-	for i, d := range view.Devices {
-		if !pools[view.Pools[view.PoolOf[i]].ID] || a.domain.outside(d) {
-			continue
-		}
-		total++
-		if a.state.isAllocated(d.Index) || taken[d.Key()] {
-			used++
-		}
-	}
-	return used, total
-}
-
-// NodeOccupancy reports how many devices node offers, over all its pools,
-// and how many of them are in use: a gang's plan tries nodes in the
-// scoring strategy's order before any device is chosen. It approximates
-// Occupancy, which counts only the pools a pod's results use: on a node
-// of several pools (GPUs and NICs), or of partitions, the two may rank
-// nodes differently.
-func (a *Allocator) NodeOccupancy(node *v1.Node) (used, total int) {
-	view, err := a.inv.View(node, a.viewOptions())
-	if err != nil {
-		return 0, 0
-	}
-	for _, d := range view.Devices {
-		if a.domain.outside(d) {
-			continue
-		}
-		total++
-		if a.state.isAllocated(d.Index) {
-			used++
-		}
-	}
-	return used, total
-}
-
-// DomainOccupancy reports, over nodes (a topology domain), how many
-// devices there are and how many would be in use once results (a pod
-// group's, on any of the nodes) are applied: a group's candidate domains
-// are ranked by it. Only the drivers results allocate from count (a GPU
-// gang's domains are ranked by their GPUs, not their NICs), every driver
-// where results are empty; a device several of the nodes reach counts
-// once; an allocator kept to a domain (KeptTo) counts the domain's
-// devices only.
-func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.AllocationResult) (used, total int) {
+// Occupancy reports, over the devices nodes reach (a node, or the nodes
+// of a topology domain; a device several of them reach counts once), how
+// many there are and how many would be in use once results are applied.
+// Only the drivers results allocate from count (a GPU pod's node, or a
+// GPU gang's domain, is ranked by its GPUs, not its NICs); every driver
+// where results name no device, as before any is chosen. An allocator
+// kept to a domain (KeptTo) counts the domain's devices only.
+func (a *Allocator) Occupancy(nodes []*v1.Node, results []resourceapi.AllocationResult) (used, total int) {
 	drivers := map[string]bool{}
 	taken := map[inventory.DeviceKey]bool{}
 	for _, res := range results {
@@ -99,13 +48,29 @@ func (a *Allocator) DomainOccupancy(nodes []*v1.Node, results []resourceapi.Allo
 			taken[inventory.DeviceKey{Driver: d.Driver, Pool: d.Pool, Device: d.Device}] = true
 		}
 	}
-	for _, d := range a.devicesOf(nodes) {
-		if len(drivers) > 0 && !drivers[d.Driver] || a.domain.outside(d) {
+	var seen map[int]bool
+	if len(nodes) > 1 {
+		seen = map[int]bool{}
+	}
+	for _, node := range nodes {
+		view, err := a.inv.View(node, a.viewOptions())
+		if err != nil {
 			continue
 		}
-		total++
-		if a.state.isAllocated(d.Index) || taken[d.Key()] {
-			used++
+		for _, d := range view.Devices {
+			if seen != nil {
+				if seen[d.Index] {
+					continue
+				}
+				seen[d.Index] = true
+			}
+			if len(drivers) > 0 && !drivers[d.Driver] || a.domain.outside(d) {
+				continue
+			}
+			total++
+			if a.state.isAllocated(d.Index) || taken[d.Key()] {
+				used++
+			}
 		}
 	}
 	return used, total

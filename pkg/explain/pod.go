@@ -290,7 +290,7 @@ func (q question) devices(results []resourceapi.AllocationResult) []string {
 func (c *Cluster) score(a *allocator.Allocator, node *v1.Node, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) int64 {
 	switch c.settings.Scoring {
 	case ScoreMostAllocated, ScoreLeastAllocated:
-		used, total := a.Occupancy(node, results)
+		used, total := a.Occupancy([]*v1.Node{node}, results)
 		if total == 0 {
 			return 0
 		}

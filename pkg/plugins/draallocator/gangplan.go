@@ -313,7 +313,7 @@ func (pl *DRAAllocator) orderForPlan(a *allocator.Allocator, nodes []*v1.Node) {
 	}
 	share := make(map[string]float64, len(nodes))
 	for _, n := range nodes {
-		if used, total := a.NodeOccupancy(n); total > 0 {
+		if used, total := a.Occupancy([]*v1.Node{n}, nil); total > 0 {
 			share[n.Name] = float64(used) / float64(total)
 		}
 	}

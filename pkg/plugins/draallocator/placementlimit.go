@@ -38,7 +38,7 @@ import (
 // percentageOfNodesToScore bounds the nodes a pod is tried on, the arg
 // maxPlacements bounds the placements of a group's first attempt: of the
 // domains that may fit, those its placement scoring ranks first by the
-// devices in use now (Packing: the fullest, which ScorePlacement ranks
+// devices in use now (MostAllocated: the fullest, which ScorePlacement ranks
 // first too once the group's devices are added to each). A group that
 // failed an attempt (its PodGroupInitiallyScheduled condition is False)
 // is tried in every domain that may fit, as upstream's generator does,
@@ -55,11 +55,11 @@ func (pl *DRAAllocator) limitPlacements(ctx context.Context, alloc *allocator.Al
 	if limit == 0 || len(placements) <= limit || pg == nil || failedBefore(pg) {
 		return placements
 	}
-	scorer := placementScorer{strategy: pl.args.PlacementScoring}
+	order := placementOccupancyOrder(pl.args.PlacementScoring)
 	scores := make(map[*fwk.Placement]int64, len(placements))
 	for _, p := range placements {
-		used, total := alloc.DomainOccupancy(nodeObjects(p.Nodes), nil)
-		scores[p] = scorer.score(used, total)
+		used, total := alloc.Occupancy(nodeObjects(p.Nodes), nil)
+		scores[p] = order.score(used, total)
 	}
 	ranked := slices.Clone(placements)
 	slices.SortStableFunc(ranked, func(a, b *fwk.Placement) int { return cmp.Compare(scores[b], scores[a]) })

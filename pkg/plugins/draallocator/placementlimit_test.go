@@ -43,13 +43,13 @@ func TestAGroupsFirstAttemptIsLimitedToTheDomainsItsDevicesFitBest(t *testing.T)
 		conditions []metav1.Condition
 		want       []string
 	}{
-		{name: "packing keeps the fullest racks, in name order", limit: 2, strategy: config.PlacementPacking, want: []string{"b", "d"}},
-		{name: "spreading keeps the emptiest racks, ties by name", limit: 2, strategy: config.PlacementSpreading, want: []string{"a", "c"}},
-		{name: "a limit of every rack or more keeps them all", limit: 4, strategy: config.PlacementPacking, want: []string{"a", "b", "c", "d"}},
-		{name: "no limit keeps them all, as upstream", limit: 0, strategy: config.PlacementPacking, want: []string{"a", "b", "c", "d"}},
-		{name: "after a failed attempt every rack is tried, as upstream", limit: 1, strategy: config.PlacementPacking, conditions: failed,
+		{name: "MostAllocated keeps the fullest racks, in name order", limit: 2, strategy: config.PlacementMostAllocated, want: []string{"b", "d"}},
+		{name: "LeastAllocated keeps the emptiest racks, ties by name", limit: 2, strategy: config.PlacementLeastAllocated, want: []string{"a", "c"}},
+		{name: "a limit of every rack or more keeps them all", limit: 4, strategy: config.PlacementMostAllocated, want: []string{"a", "b", "c", "d"}},
+		{name: "no limit keeps them all, as upstream", limit: 0, strategy: config.PlacementMostAllocated, want: []string{"a", "b", "c", "d"}},
+		{name: "after a failed attempt every rack is tried, as upstream", limit: 1, strategy: config.PlacementMostAllocated, conditions: failed,
 			want: []string{"a", "b", "c", "d"}},
-		{name: "a group scheduled before is limited again", limit: 1, strategy: config.PlacementPacking,
+		{name: "a group scheduled before is limited again", limit: 1, strategy: config.PlacementMostAllocated,
 			conditions: []metav1.Condition{{Type: schedulingapi.PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled"}},
 			want:       []string{"b"}},
 	} {

@@ -24,7 +24,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
-	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config"
 )
 
 // Placements ranked by their devices (issue 39, docs/design/topology.md).
@@ -36,27 +35,11 @@ import (
 // rack as readily as in a partly used one, and the next gang that needs a
 // whole rack finds none. ScorePlacement ranks a placement by the share of
 // its devices in use once the group has the devices the cycle chose for
-// it: Packing (the default) prefers the fullest, Spreading the emptiest.
+// it: MostAllocated (the default) prefers the fullest, LeastAllocated the
+// emptiest (occupancy.go).
 // NormalizePlacementScore stretches the scores of one cycle to 0–100, so
 // that with the shipped weight the devices decide between placements
 // whenever they differ at all, and CPU and memory only when they do not.
-
-// placementScorer is the share of a placement's devices in use.
-type placementScorer struct {
-	strategy config.PlacementScoringType
-}
-
-// score is the placement's score, 0–100, before normalization.
-func (p placementScorer) score(used, total int) int64 {
-	if total == 0 {
-		return 0
-	}
-	share := int64(used) * fwk.MaxScore / int64(total)
-	if p.strategy == config.PlacementSpreading {
-		return fwk.MaxScore - share
-	}
-	return share
-}
 
 // scorePlacement reads, from the pods' cycle states, the devices the
 // cycle chose for each pod on its node, and ranks the placement by the
@@ -84,8 +67,8 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 		// No devices: every placement is the same to this plugin.
 		return 0, nil
 	}
-	used, total := alloc.DomainOccupancy(nodeObjects(placement.Nodes), results)
-	score := placementScorer{strategy: pl.args.PlacementScoring}.score(used, total)
+	used, total := alloc.Occupancy(nodeObjects(placement.Nodes), results)
+	score := placementOccupancyOrder(pl.args.PlacementScoring).score(used, total)
 	klog.FromContext(ctx).V(4).Info("Scored a placement by its devices", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
 		"placement", placement.Name, "devicesUsed", used, "devices", total, "score", score)
 	return score, nil

@@ -55,8 +55,9 @@ func (tr *trial) assignments(placement *fwk.Placement) *fwk.PodGroupAssignments 
 // TestPlacementsAreRankedByTheirDevicesOnceTheGroupHasItsOwn is the
 // issue's second scenario: two racks of two nodes with two GPUs each, one
 // GPU of rack-1 in use, a gang of two one-GPU pods that fits in either.
-// Packing sends it to rack-1 (3 of 4 GPUs used after, against 2 of 4),
-// keeping rack-2 whole for a gang that needs a rack; Spreading to rack-2.
+// MostAllocated sends it to rack-1 (3 of 4 GPUs used after, against 2 of
+// 4), keeping rack-2 whole for a gang that needs a rack; LeastAllocated to
+// rack-2.
 func TestPlacementsAreRankedByTheirDevicesOnceTheGroupHasItsOwn(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -64,9 +65,9 @@ func TestPlacementsAreRankedByTheirDevicesOnceTheGroupHasItsOwn(t *testing.T) {
 		// want are the raw scores of rack-1 and rack-2, then normalized.
 		want, wantNormalized []int64
 	}{
-		{name: "packing prefers the rack that is partly used already", strategy: config.PlacementPacking,
+		{name: "MostAllocated prefers the rack that is partly used already", strategy: config.PlacementMostAllocated,
 			want: []int64{75, 50}, wantNormalized: []int64{100, 0}},
-		{name: "spreading prefers the empty rack", strategy: config.PlacementSpreading,
+		{name: "LeastAllocated prefers the empty rack", strategy: config.PlacementLeastAllocated,
 			want: []int64{25, 50}, wantNormalized: []int64{0, 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,26 +139,6 @@ func TestPlacementScoresAreStretchedOverTheCyclesPlacements(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("normalized %v = %v, want %v", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestAPlacementScoresTheShareOfItsDevicesInUseOrFree(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		strategy    config.PlacementScoringType
-		used, total int
-		want        int64
-	}{
-		{name: "packing: the share in use", strategy: config.PlacementPacking, used: 3, total: 4, want: 75},
-		{name: "spreading: the share free", strategy: config.PlacementSpreading, used: 3, total: 4, want: 25},
-		{name: "no devices at all", strategy: config.PlacementPacking, used: 0, total: 0, want: 0},
-		{name: "no devices at all, spreading", strategy: config.PlacementSpreading, used: 0, total: 0, want: 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := (placementScorer{strategy: tc.strategy}).score(tc.used, tc.total); got != tc.want {
-				t.Errorf("score(%d of %d) = %d, want %d", tc.used, tc.total, got, tc.want)
 			}
 		})
 	}

@@ -87,15 +87,8 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	}
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
-		used, total := s.alloc.Occupancy(node, found.all())
-		if total == 0 {
-			return 0, nil
-		}
-		score := int64(used) * fwk.MaxNodeScore / int64(total)
-		if pl.args.ScoringStrategy.Type == config.LeastAllocated {
-			score = fwk.MaxNodeScore - score
-		}
-		return score, nil
+		used, total := s.alloc.Occupancy([]*v1.Node{node}, found.all())
+		return nodeOccupancyOrder(pl.args.ScoringStrategy.Type).score(used, total), nil
 	default:
 		return firstAvailableScore(s, found), nil
 	}

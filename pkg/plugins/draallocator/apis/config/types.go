@@ -111,18 +111,20 @@ const (
 type PlacementScoringType string
 
 const (
-	// PlacementPacking favours the placement whose devices are most used
-	// once the group has its devices: partly used domains fill first and
-	// whole domains stay free for bigger groups.
-	PlacementPacking PlacementScoringType = "Packing"
-	// PlacementSpreading favours the placement whose devices are least
-	// used once the group has its devices.
-	PlacementSpreading PlacementScoringType = "Spreading"
+	// PlacementMostAllocated favours the placement whose devices are most
+	// used once the group has its devices, as MostAllocated does nodes:
+	// partly used domains fill first and whole domains stay free for
+	// bigger groups.
+	PlacementMostAllocated PlacementScoringType = "MostAllocated"
+	// PlacementLeastAllocated favours the placement whose devices are
+	// least used once the group has its devices, as LeastAllocated does
+	// nodes.
+	PlacementLeastAllocated PlacementScoringType = "LeastAllocated"
 )
 
 // PlacementScoringTypes lists every supported PlacementScoringType, sorted.
 func PlacementScoringTypes() []PlacementScoringType {
-	return []PlacementScoringType{PlacementPacking, PlacementSpreading}
+	return []PlacementScoringType{PlacementLeastAllocated, PlacementMostAllocated}
 }
 
 // PreemptionModes lists every supported PreemptionMode, sorted.

@@ -38,7 +38,7 @@ func args(filter, binding time.Duration, s config.ScoringStrategyType, p config.
 		ScoringStrategy:          config.ScoringStrategy{Type: s},
 		DeviceSelectionPolicy:    p,
 		Preemption:               config.PreemptionEnabled,
-		PlacementScoring:         config.PlacementPacking,
+		PlacementScoring:         config.PlacementMostAllocated,
 		MaxPlacements:            10,
 		ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 	}
@@ -91,6 +91,13 @@ func TestDecodeAcceptsEveryFormTheSchedulerPasses(t *testing.T) {
 			&v1.DRAAllocatorArgs{ScoringStrategy: &v1.ScoringStrategy{Type: &mostAllocated}},
 			args(10*time.Second, 600*time.Second, config.MostAllocated, config.FirstFit)},
 		{"nil typed v1 args give the defaults", (*v1.DRAAllocatorArgs)(nil), defaults},
+		{"placementScoring Spreading, its name before 0.1.0, is read as LeastAllocated",
+			raw(`{"placementScoring":"Spreading"}`),
+			func() *config.DRAAllocatorArgs {
+				a := args(10*time.Second, 600*time.Second, config.FirstAvailable, config.FirstFit)
+				a.PlacementScoring = config.PlacementLeastAllocated
+				return a
+			}()},
 		{"complete internal args are returned unchanged",
 			args(0, time.Second, config.LeastAllocated, config.Packing),
 			args(0, time.Second, config.LeastAllocated, config.Packing)},
@@ -192,7 +199,7 @@ func TestDecodeRejectsBadArgsWithAClearError(t *testing.T) {
 	}, {
 		name: "internal args are not defaulted, so incomplete ones are rejected",
 		in:   &config.DRAAllocatorArgs{BindingTimeout: metav1.Duration{Duration: time.Second}, DeviceSelectionPolicy: config.FirstFit},
-		want: `DRAAllocator args: [scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated", preemption: Unsupported value: "": supported values: "Disabled", "Enabled", placementScoring: Unsupported value: "": supported values: "Packing", "Spreading"]`,
+		want: `DRAAllocator args: [scoringStrategy.type: Unsupported value: "": supported values: "FirstAvailable", "LeastAllocated", "MostAllocated", preemption: Unsupported value: "": supported values: "Disabled", "Enabled", placementScoring: Unsupported value: "": supported values: "LeastAllocated", "MostAllocated"]`,
 	}, {
 		name: "a nil internal args pointer is rejected",
 		in:   (*config.DRAAllocatorArgs)(nil),

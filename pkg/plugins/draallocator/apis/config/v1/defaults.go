@@ -40,7 +40,7 @@ const (
 	// DefaultPreemption is the default preemption.
 	DefaultPreemption = PreemptionEnabled
 	// DefaultPlacementScoring is the default placementScoring.
-	DefaultPlacementScoring = PlacementPacking
+	DefaultPlacementScoring = PlacementMostAllocated
 	// DefaultMaxPlacements is the default maxPlacements.
 	DefaultMaxPlacements int32 = 10
 	// DefaultConsistencyCheckInterval is the default
@@ -48,8 +48,23 @@ const (
 	DefaultConsistencyCheckInterval = time.Minute
 )
 
+// renamedPlacementScoring returns the name now of a placementScoring
+// value before 0.1.0, the node scoring strategies' word: defaulting
+// renames them, so configurations written for them keep working and every
+// defaulted object holds a current name. ok is false for any other value.
+func renamedPlacementScoring(old PlacementScoringType) (_ PlacementScoringType, ok bool) {
+	switch old {
+	case placementPacking:
+		return PlacementMostAllocated, true
+	case placementSpreading:
+		return PlacementLeastAllocated, true
+	}
+	return old, false
+}
+
 // SetDefaults_DRAAllocatorArgs fills every nil field of obj with its
-// default. Fields that are set, including explicit zero values, are kept.
+// default. Fields that are set, including explicit zero values, are kept,
+// except a placementScoring of an old name, which is renamed.
 func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.FilterTimeout == nil {
 		obj.FilterTimeout = &metav1.Duration{Duration: DefaultFilterTimeout}
@@ -75,6 +90,9 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.PlacementScoring == nil {
 		p := DefaultPlacementScoring
 		obj.PlacementScoring = &p
+	}
+	if renamed, ok := renamedPlacementScoring(*obj.PlacementScoring); ok {
+		obj.PlacementScoring = &renamed
 	}
 	if obj.MaxPlacements == nil {
 		obj.MaxPlacements = ptr.To(DefaultMaxPlacements)

@@ -43,7 +43,7 @@ func defaulted() *DRAAllocatorArgs {
 		ScoringStrategy:          strategy(FirstAvailable),
 		DeviceSelectionPolicy:    policy(FirstFit),
 		Preemption:               preemption(PreemptionEnabled),
-		PlacementScoring:         placementScoring(PlacementPacking),
+		PlacementScoring:         placementScoring(PlacementMostAllocated),
 		MaxPlacements:            maxPlacements(10),
 		ConsistencyCheckInterval: dur(time.Minute),
 	}
@@ -74,7 +74,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:          strategy(MostAllocated),
 			DeviceSelectionPolicy:    policy(FirstFit),
 			Preemption:               preemption(PreemptionEnabled),
-			PlacementScoring:         placementScoring(PlacementPacking),
+			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
@@ -87,7 +87,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:          strategy(FirstAvailable),
 			DeviceSelectionPolicy:    policy(FirstFit),
 			Preemption:               preemption(PreemptionEnabled),
-			PlacementScoring:         placementScoring(PlacementPacking),
+			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
@@ -100,6 +100,22 @@ func TestSetDefaults(t *testing.T) {
 		in:   &DRAAllocatorArgs{ConsistencyCheckInterval: dur(0)},
 		want: func() *DRAAllocatorArgs { d := defaulted(); d.ConsistencyCheckInterval = dur(0); return d }(),
 	}, {
+		name: "placementScoring Packing, its name before 0.1.0, is renamed MostAllocated",
+		in:   &DRAAllocatorArgs{PlacementScoring: placementScoring("Packing")},
+		want: defaulted(),
+	}, {
+		name: "placementScoring Spreading, its name before 0.1.0, is renamed LeastAllocated",
+		in:   &DRAAllocatorArgs{PlacementScoring: placementScoring("Spreading")},
+		want: func() *DRAAllocatorArgs {
+			d := defaulted()
+			d.PlacementScoring = placementScoring(PlacementLeastAllocated)
+			return d
+		}(),
+	}, {
+		name: "an unknown placementScoring is kept for validation to refuse",
+		in:   &DRAAllocatorArgs{PlacementScoring: placementScoring("Random")},
+		want: func() *DRAAllocatorArgs { d := defaulted(); d.PlacementScoring = placementScoring("Random"); return d }(),
+	}, {
 		name: "fully set args are left unchanged",
 		in: &DRAAllocatorArgs{
 			FilterTimeout:            dur(time.Second),
@@ -107,7 +123,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:          strategy(LeastAllocated),
 			DeviceSelectionPolicy:    policy(Packing),
 			Preemption:               preemption(PreemptionDisabled),
-			PlacementScoring:         placementScoring(PlacementPacking),
+			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
@@ -117,7 +133,7 @@ func TestSetDefaults(t *testing.T) {
 			ScoringStrategy:          strategy(LeastAllocated),
 			DeviceSelectionPolicy:    policy(Packing),
 			Preemption:               preemption(PreemptionDisabled),
-			PlacementScoring:         placementScoring(PlacementPacking),
+			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
@@ -162,7 +178,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"Packing","maxPlacements":10,"consistencyCheckInterval":"1m0s"}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"MostAllocated","maxPlacements":10,"consistencyCheckInterval":"1m0s"}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

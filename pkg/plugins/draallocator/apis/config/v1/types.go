@@ -52,16 +52,18 @@ type DRAAllocatorArgs struct {
 	// PlacementScoring chooses how the plugin ranks the placements
 	// (topology domains) a pod group may go to with topology-aware
 	// workload scheduling, by their devices once the group has its own.
-	// One of Packing (partly used domains first, whole ones kept free for
-	// bigger groups), Spreading. Defaults to Packing.
+	// One of MostAllocated (partly used domains first, whole ones kept
+	// free for bigger groups), LeastAllocated. Defaults to MostAllocated.
+	// The names before 0.1.0, Packing and Spreading, are read as
+	// MostAllocated and LeastAllocated.
 	// +optional
 	PlacementScoring *PlacementScoringType `json:"placementScoring,omitempty"`
 	// MaxPlacements bounds the placements the plugin generates for a pod
 	// group with a topology constraint, as percentageOfNodesToScore bounds
 	// the nodes scored: on the group's first attempt, kube-scheduler tries
 	// it in at most this many domains, those that may fit which
-	// placementScoring ranks first by the devices now in use (Packing: the
-	// fullest). Once the group has failed an attempt (its
+	// placementScoring ranks first by the devices now in use
+	// (MostAllocated: the fullest). Once the group has failed an attempt (its
 	// PodGroupInitiallyScheduled condition is False), every domain that
 	// may fit is tried, as upstream's TopologyPlacementGenerator does.
 	// 0 tries every domain always. Defaults to 10.
@@ -114,12 +116,19 @@ const (
 type PlacementScoringType string
 
 const (
-	// PlacementPacking favours the placement whose devices are most used
-	// once the group has its devices.
-	PlacementPacking PlacementScoringType = "Packing"
-	// PlacementSpreading favours the placement whose devices are least
-	// used once the group has its devices.
-	PlacementSpreading PlacementScoringType = "Spreading"
+	// PlacementMostAllocated favours the placement whose devices are most
+	// used once the group has its devices, as MostAllocated does nodes.
+	PlacementMostAllocated PlacementScoringType = "MostAllocated"
+	// PlacementLeastAllocated favours the placement whose devices are
+	// least used once the group has its devices, as LeastAllocated does
+	// nodes.
+	PlacementLeastAllocated PlacementScoringType = "LeastAllocated"
+
+	// placementPacking and placementSpreading are MostAllocated's and
+	// LeastAllocated's names before 0.1.0, which defaulting renames
+	// (renamedPlacementScoring): Packing is a deviceSelectionPolicy.
+	placementPacking   PlacementScoringType = "Packing"
+	placementSpreading PlacementScoringType = "Spreading"
 )
 
 // PreemptionMode says whether the plugin takes part in preemption.

@@ -35,7 +35,7 @@ func valid() *config.DRAAllocatorArgs {
 		ScoringStrategy:          config.ScoringStrategy{Type: config.FirstAvailable},
 		DeviceSelectionPolicy:    config.FirstFit,
 		Preemption:               config.PreemptionEnabled,
-		PlacementScoring:         config.PlacementPacking,
+		PlacementScoring:         config.PlacementMostAllocated,
 		MaxPlacements:            10,
 		ConsistencyCheckInterval: metav1.Duration{Duration: time.Minute},
 	}
@@ -101,7 +101,7 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		want:   []wantErr{{field.ErrorTypeNotSupported, "deviceSelectionPolicy"}},
 	}, {
 		name:   "spreading placements is accepted",
-		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = config.PlacementSpreading },
+		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = config.PlacementLeastAllocated },
 	}, {
 		name:   "an unknown placement scoring is rejected",
 		modify: func(a *config.DRAAllocatorArgs) { a.PlacementScoring = "Random" },
