@@ -53,13 +53,18 @@ type WhatIf struct {
 	Node string
 	// Release are allocations whose devices become free.
 	Release []*resourceapi.AllocationResult
+	// ReleaseAnywhere are allocations whose devices become free on every
+	// node, Node or not: claims whose every consumer leaves the cluster
+	// (a pod group's preemption removes victims from every node at once),
+	// network-attached devices included.
+	ReleaseAnywhere []*resourceapi.AllocationResult
 	// Take are allocations whose devices become allocated.
 	Take []*resourceapi.AllocationResult
 }
 
 // Empty reports whether the change changes nothing.
 func (w WhatIf) Empty() bool {
-	return w.Vacate == "" && !w.VacateNodes && len(w.Release) == 0 && len(w.Take) == 0
+	return w.Vacate == "" && !w.VacateNodes && len(w.Release) == 0 && len(w.ReleaseAnywhere) == 0 && len(w.Take) == 0
 }
 
 // WhatIf returns an allocator like a (see WithState) whose allocated
@@ -168,6 +173,12 @@ func (s *State) apply(inv *inventory.Inventory, w WhatIf, placedOn func(*resourc
 				next.release(p.d.Index, p.u)
 				touched[inventory.PoolID{Driver: p.d.Driver, Pool: p.d.Pool}] = true
 			}
+		}
+	}
+	for _, alloc := range w.ReleaseAnywhere {
+		for _, p := range placedOn(alloc) {
+			next.release(p.d.Index, p.u)
+			touched[inventory.PoolID{Driver: p.d.Driver, Pool: p.d.Pool}] = true
 		}
 	}
 	for _, alloc := range w.Take {

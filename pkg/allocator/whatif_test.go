@@ -95,6 +95,11 @@ func TestWhatIfMatchesARecomputation(t *testing.T) {
 					after[uid] = alloc
 					continue
 				}
+				if rng.IntN(2) == 0 {
+					// Freed on every node: nothing stays.
+					w.ReleaseAnywhere = append(w.ReleaseAnywhere, alloc)
+					continue
+				}
 				w.Release = append(w.Release, alloc)
 				// What the node cannot give back stays allocated.
 				rest := &resourceapi.AllocationResult{}

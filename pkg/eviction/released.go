@@ -18,6 +18,7 @@ package eviction
 
 import (
 	"iter"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -179,6 +180,38 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 		for _, h := range held[pc.start:pc.end] {
 			if i := outKeys.index(h.Key); i >= 0 && !slices.Contains(out[i].Needs, pc.uid) {
 				out[i].Needs = append(out[i].Needs, pc.uid)
+			}
+		}
+	}
+	return out
+}
+
+// ReleasesAcross is ReleasesBy for pods evicted from several nodes at
+// once, as a pod group's preemption removes them from the whole cluster:
+// ReleasesBy on every node an evicted pod runs on, with stayingOn giving
+// that node's staying pods, each allocation once. A claim that pods on
+// two nodes use is given back only if every one of them is evicted,
+// since each must be among its consumers.
+func ReleasesAcross(evicted map[types.UID]*v1.Pod, stayingOn func(node string) []*v1.Pod, claims Claims) []Release {
+	nodes := map[string]bool{}
+	for _, pod := range evicted {
+		nodes[pod.Spec.NodeName] = true
+	}
+	var out []Release
+	seen := map[*resourceapi.AllocationResult]int{}
+	for _, node := range slices.Sorted(maps.Keys(nodes)) {
+		for _, r := range ReleasesBy(node, evicted, func() []*v1.Pod { return stayingOn(node) }, claims) {
+			i, ok := seen[r.Allocation]
+			if !ok {
+				seen[r.Allocation] = len(out)
+				out = append(out, r)
+				continue
+			}
+			// Used on two nodes: the pods of both must be evicted.
+			for _, uid := range r.Needs {
+				if !slices.Contains(out[i].Needs, uid) {
+					out[i].Needs = append(slices.Clip(out[i].Needs), uid)
+				}
 			}
 		}
 	}

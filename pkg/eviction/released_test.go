@@ -378,3 +378,53 @@ func describeReleases(releases []Release) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestReleasesAcrossNodesGiveBackWhatOnlyPodsEvictedAnywhereHold(t *testing.T) {
+	a1, b1 := pod("a1", "node-1", "gpu-a1"), pod("b1", "node-1", "gpu-b1", "fabric")
+	a2, b2 := pod("a2", "node-2", "gpu-a2"), pod("b2", "node-2", "fabric")
+	stay2 := pod("stay2", "node-2", "gpu-stay2", "link")
+	c1 := pod("c1", "node-1", "link")
+	claims := claimSet{claims: []*resourceapi.ResourceClaim{
+		claim("gpu-a1", a1), claim("gpu-b1", b1), claim("gpu-a2", a2), claim("fabric", b1, b2),
+		claim("gpu-stay2", stay2), claim("link", c1, stay2),
+	}}
+	staying := map[string][]*v1.Pod{"node-1": {a1, b1, c1}, "node-2": {a2, b2, stay2}}
+	for _, tc := range []struct {
+		name    string
+		evicted []*v1.Pod
+		want    map[string][]types.UID // device -> the pods it needs
+	}{
+		{"each node's pods give back their own claims", []*v1.Pod{a1, a2},
+			map[string][]types.UID{"gpu-a1": {"uid-a1"}, "gpu-a2": {"uid-a2"}}},
+		{"a claim pods on two nodes use is given back once, needing both", []*v1.Pod{b1, b2},
+			map[string][]types.UID{"gpu-b1": {"uid-b1"}, "fabric": {"uid-b1", "uid-b2"}}},
+		{"a claim a pod on another node keeps is not given back", []*v1.Pod{b1},
+			map[string][]types.UID{"gpu-b1": {"uid-b1"}}},
+		{"a claim a staying pod on another node uses is not given back", []*v1.Pod{c1}, map[string][]types.UID{}},
+		{"nothing evicted gives back nothing", nil, map[string][]types.UID{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evicted := map[types.UID]*v1.Pod{}
+			for _, p := range tc.evicted {
+				evicted[p.UID] = p
+			}
+			stayingOn := func(node string) []*v1.Pod {
+				return slices.DeleteFunc(slices.Clone(staying[node]), func(p *v1.Pod) bool { return evicted[p.UID] != nil })
+			}
+			got := map[string][]types.UID{}
+			for _, r := range ReleasesAcross(evicted, stayingOn, claims) {
+				device := r.Allocation.Devices.Results[0].Device
+				if _, twice := got[device]; twice {
+					t.Errorf("%s given back twice", device)
+				}
+				got[device] = slices.Sorted(slices.Values(r.Needs))
+				if !r.FreedBy(evicted) {
+					t.Errorf("%s is not freed by the pods it was found for", device)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("given back %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
