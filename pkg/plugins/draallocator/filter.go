@@ -65,7 +65,7 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	d := dryRunOf(cs)
-	if d == nil || len(d.removed) == 0 {
+	if (d == nil || len(d.removed) == 0) && s.gangPreemption == nil {
 		defer func() {
 			if status.IsRejected() {
 				// Where it is the pod's nominated node: does the pod
@@ -119,7 +119,13 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	if st != nil {
 		return st
 	}
-	if len(claims) > 0 {
+	switch {
+	case len(claims) == 0:
+	case s.gangPreemption != nil && s.gangPreemption.reprieving.Load():
+		if st := pl.fitGangReprieve(ctx, cs, s, d, pod, nodeInfo, claims); st != nil {
+			return st
+		}
+	default:
 		if st := pl.fitClaims(ctx, s, d, pod, nodeInfo, claims, start); st != nil {
 			return st
 		}

@@ -208,7 +208,12 @@ func (pl *DRAAllocator) planGang(ctx context.Context, pod *v1.Pod, s *stateData)
 	}
 	nodes := nodeObjects(nodeInfos)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
-	pl.orderForPlan(s.alloc, nodes)
+	if s.gangPreemption != nil {
+		// Over the devices as they are, without the removed pods' freed.
+		orderForFewestVictims(pl.newAllocator(), nodes)
+	} else {
+		pl.orderForPlan(s.alloc, nodes)
+	}
 
 	members, withoutDevices, err := pl.gangMembers(pods, pod, s, nodes)
 	if err != nil {

@@ -19,6 +19,8 @@ package draallocator
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -104,6 +106,22 @@ func (g *groupState) pendingFor(claims fwk.ResourceClaimTracker, claim *resource
 }
 
 // share records that the pod shares the claim's pending allocation.
+// pendingAllocations returns the pending allocations of the claims the
+// cycle's pods reserved and have not released: what the group holds in
+// flight now. Sorted by claim, for one answer per state.
+func (g *groupState) pendingAllocations(claims fwk.ResourceClaimTracker) []*resourceapi.AllocationResult {
+	if g == nil {
+		return nil
+	}
+	var out []*resourceapi.AllocationResult
+	for _, uid := range slices.Sorted(maps.Keys(g.pending)) {
+		if alloc := claims.GetPendingAllocation(uid); alloc != nil {
+			out = append(out, alloc)
+		}
+	}
+	return out
+}
+
 func (g *groupState) share(claim types.UID, pod types.UID) {
 	if g == nil {
 		return

@@ -57,6 +57,9 @@ const dryRunKey fwk.StateKey = Name + "/dry-run"
 type dryRun struct {
 	removed map[types.UID]*v1.Pod
 	added   map[types.UID]*v1.Pod
+	// reprieved are the pods a pod group preemption removed from the
+	// snapshot that it gave back to this pod's state (gangpreemption.go).
+	reprieved map[types.UID]*v1.Pod
 	// reprieving is set once a removed pod is given back: DefaultPreemption
 	// reprieves victims one by one after its first Filter without them,
 	// and reads a reprieve's answer only as fits or not.
@@ -69,7 +72,7 @@ type dryRun struct {
 
 // Clone copies the change: every dry run changes its own.
 func (d *dryRun) Clone() fwk.StateData {
-	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added), reprieving: d.reprieving, releases: d.releases}
+	return &dryRun{removed: maps.Clone(d.removed), added: maps.Clone(d.added), reprieved: maps.Clone(d.reprieved), reprieving: d.reprieving, releases: d.releases}
 }
 
 // empty reports whether the dry run changes nothing.
@@ -108,7 +111,7 @@ func dryRunOf(cs fwk.CycleState) *dryRun {
 // changeDryRun applies change to the cycle state's dry run, creating it in
 // this copy of the cycle state on first use. Pods for which the plugin
 // allocates nothing need none: their Filter does not look at devices.
-func (pl *DRAAllocator) changeDryRun(cs fwk.CycleState, change func(*dryRun)) *fwk.Status {
+func (pl *DRAAllocator) changeDryRun(cs fwk.CycleState, change func(*stateData, *dryRun)) *fwk.Status {
 	s, err := getState(cs)
 	if err != nil {
 		return fwk.AsStatus(err)
@@ -121,18 +124,38 @@ func (pl *DRAAllocator) changeDryRun(cs fwk.CycleState, change func(*dryRun)) *f
 		d = &dryRun{removed: map[types.UID]*v1.Pod{}, added: map[types.UID]*v1.Pod{}}
 		cs.Write(dryRunKey, d)
 	}
-	change(d)
+	change(s, d)
 	return nil
 }
 
-// addPod: see AddPod.
+// addPod: see AddPod. A pod a pod group preemption removed from the
+// snapshot comes back as reprieved.
 func (pl *DRAAllocator) addPod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Status {
-	return pl.changeDryRun(cs, func(d *dryRun) { d.add(podInfo.GetPod()) })
+	pod := podInfo.GetPod()
+	return pl.changeDryRun(cs, func(s *stateData, d *dryRun) {
+		if g := s.gangPreemption; g != nil && g.removed[pod.UID] != nil {
+			if d.reprieved == nil {
+				d.reprieved = map[types.UID]*v1.Pod{}
+			}
+			d.reprieved[pod.UID] = pod
+			g.reprieving.Store(true)
+			return
+		}
+		d.add(pod)
+	})
 }
 
-// removePod: see RemovePod.
+// removePod: see RemovePod. Removing a reprieved pod again undoes its
+// reprieve.
 func (pl *DRAAllocator) removePod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Status {
-	return pl.changeDryRun(cs, func(d *dryRun) { d.remove(podInfo.GetPod()) })
+	pod := podInfo.GetPod()
+	return pl.changeDryRun(cs, func(_ *stateData, d *dryRun) {
+		if _, ok := d.reprieved[pod.UID]; ok {
+			delete(d.reprieved, pod.UID)
+			return
+		}
+		d.remove(pod)
+	})
 }
 
 // preemptionEnabled reports whether the plugin takes part in preemption.

@@ -148,6 +148,9 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	pl.feed.reportMatcher()
 	s.unrestricted = pl.newAllocator()
+	if s.gangPreemption = pl.gangPreemptionOf(ctx, cs); s.gangPreemption != nil {
+		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, nil, group.pendingAllocations(pl.draManager.ResourceClaims()))
+	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st

@@ -78,6 +78,10 @@ type shared struct {
 	// for: the scheduler may hold their nomination in memory before their
 	// status shows it (nominatedNode).
 	preemptors *podSet
+	// seenNodeInfos are the snapshot's NodeInfos as the last pod-group
+	// cycle outside a mutation session saw them: a pod group
+	// preemption's re-run is told by its copies (gangpreemption.go).
+	seenNodeInfos atomic.Pointer[seenNodeInfos]
 	// nominations tells preemptors of one priority on one node apart by
 	// when they were nominated there.
 	nominations *nominationClock

@@ -69,6 +69,10 @@ type stateData struct {
 	// gang is the pod's place in its pod group's plan (gangplan.go); nil
 	// outside a planned pod-group cycle.
 	gang *gangMember
+	// gangPreemption is the pod group preemption whose re-run the cycle
+	// is, which alloc and unrestricted free the removed pods' devices for
+	// (gangpreemption.go); nil outside one.
+	gangPreemption *gangPreemption
 
 	// na is the pod's node-allocatable accounting; nil unless
 	// DRANodeAllocatableResources is on and a device declares node

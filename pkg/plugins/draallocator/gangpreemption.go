@@ -1,0 +1,311 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package draallocator
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
+)
+
+// Preemption for a pod group's devices (issue 55,
+// docs/design/gang-preemption.md). With GenericWorkload, a pod group that
+// found no placement runs DefaultPreemption's PodGroupPostFilter: it opens
+// a mutation session on the scheduler's snapshot (StartMutations), removes
+// every lower-priority pod from it, runs the group's scheduling again with
+// fresh cycle states, and then gives victims back one by one (AddPod on
+// each proposed pod's cycle state, Filter, Reserve, Unreserve) while the
+// group still fits. No plugin is told which pods it removed, and the
+// plugin's devices come from its tracker, not the snapshot; so:
+//
+//   - The re-run is recognized by the snapshot's NodeInfos: kube-scheduler
+//     keeps their pointers across cycles, and StartMutations replaces
+//     every one with a copy, leaving the originals untouched. The plugin
+//     remembers the NodeInfos a pod-group cycle saw outside a session
+//     (seenNodeInfos); a later cycle of a pod group that finds every one
+//     replaced is a re-run, and the pods the originals hold that the
+//     copies lack are the pods removed, those with claims kept
+//     (findGangPreemption).
+//   - What evicting them frees follows single-pod preemption's rule
+//     (eviction.ReleasesAcross): a claim whose every consumer is removed
+//     and that no staying pod uses. The re-run's allocators see those
+//     devices free on every node (allocator.WhatIf.ReleaseAnywhere).
+//   - Once DefaultPreemption gives a victim back, Filter searches the
+//     pod's devices again over the tracker as it is then (the pods given
+//     room earlier in the same step are in flight there), with the devices
+//     of the victims given back taken (fitGangReprieve), and Reserve takes
+//     those devices.
+
+// gangPreemptionKey is the pod-group cycle state's key of the cycle's
+// gangPreemptionEntry.
+const gangPreemptionKey fwk.StateKey = Name + "/gang-preemption"
+
+// seenNodeInfos are the snapshot's NodeInfos by node name, as a pod-group
+// cycle outside a mutation session saw them.
+type seenNodeInfos map[string]fwk.NodeInfo
+
+// gangPreemption is what a pod group preemption's re-run changes: the pods
+// DefaultPreemption removed from the snapshot and what evicting them frees.
+// The pods of the re-run share it, through the pod-group cycle state.
+type gangPreemption struct {
+	// removed are the pods with claims that are in the snapshot no more.
+	removed map[types.UID]*v1.Pod
+	// releases are what evicting them frees, each with the pods it needs.
+	releases []eviction.Release
+	// freed are the releases' allocations.
+	freed []*resourceapi.AllocationResult
+	// releasing are the allocations of claims on their way out, whose
+	// pods are gone or terminating (releasing.go): the victims of an
+	// earlier round, among others. They count as free in the re-run and
+	// after every reprieve, so that the group, once its victims are gone
+	// but before their claims are deallocated, is nominated again without
+	// a second round of evictions.
+	releasing []*resourceapi.AllocationResult
+	// reprieving is set once DefaultPreemption gives a removed pod back.
+	reprieving atomic.Bool
+}
+
+// gangPreemptionEntry holds the cycle's gangPreemption in the pod-group
+// cycle state; g is nil in a cycle that is not a preemption's re-run.
+type gangPreemptionEntry struct{ g *gangPreemption }
+
+// Clone returns the same entry: the group's pods share it.
+func (e *gangPreemptionEntry) Clone() fwk.StateData { return e }
+
+// gangPreemptionOf returns the preemption whose re-run the pod's cycle is,
+// nil outside one (and with preemption disabled, outside a pod-group
+// cycle, or before the plugin saw any pod-group cycle). It is found once
+// per pod-group cycle.
+func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, cs fwk.CycleState) *gangPreemption {
+	gcs := cs.GetPodGroupSchedulingCycle()
+	if gcs == nil || !pl.preemptionEnabled() {
+		return nil
+	}
+	if e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey)); err == nil {
+		return e.g
+	}
+	g := pl.findGangPreemption(ctx)
+	gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: g})
+	return g
+}
+
+// findGangPreemption compares the snapshot's NodeInfos with those seen
+// last outside a mutation session: every one of them replaced means a
+// session, and the pods they lost are the ones removed. Outside one, it
+// remembers the NodeInfos instead.
+func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption {
+	logger := klog.FromContext(ctx)
+	infos, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
+	if err != nil {
+		logger.V(4).Info("Cannot list the snapshot's nodes: a pod group preemption's re-run would not see freed devices", "err", err)
+		return nil
+	}
+	seen := pl.seenNodeInfos.Load()
+	if seen == nil || !replacedEvery(*seen, infos) {
+		now := make(seenNodeInfos, len(infos))
+		for _, ni := range infos {
+			now[ni.Node().Name] = ni
+		}
+		pl.seenNodeInfos.Store(&now)
+		return nil
+	}
+	start := time.Now()
+	removed := pl.removedPods(*seen, infos)
+	stayingOn := map[string][]*v1.Pod{}
+	for _, ni := range infos {
+		pods := make([]*v1.Pod, 0, len(ni.GetPods()))
+		for _, pi := range ni.GetPods() {
+			pods = append(pods, pi.GetPod())
+		}
+		stayingOn[ni.Node().Name] = pods
+	}
+	g := &gangPreemption{removed: removed}
+	g.releases = eviction.ReleasesAcross(removed, func(node string) []*v1.Pod { return stayingOn[node] }, claimLookup{pl})
+	for _, r := range g.releases {
+		g.freed = append(g.freed, r.Allocation)
+	}
+	claims, err := pl.draManager.ResourceClaims().List()
+	if err != nil {
+		logger.V(4).Info("Cannot list claims: devices being released count as taken in a pod group preemption's re-run", "err", err)
+	}
+	for _, claim := range claims {
+		if alloc := claim.Status.Allocation; alloc != nil && pl.releasing(claim) {
+			g.releasing = append(g.releasing, alloc)
+		}
+	}
+	logger.V(4).Info("Pod group preemption's re-run: devices of removed pods count as free", "removedPods", len(removed), "freedClaims", len(g.freed),
+		"releasingClaims", len(g.releasing), "took", time.Since(start))
+	return g
+}
+
+// replacedEvery reports whether every node seen before that the snapshot
+// still has is a different NodeInfo now, as in a mutation session; nodes
+// added or deleted since do not count.
+func replacedEvery(seen seenNodeInfos, infos []fwk.NodeInfo) bool {
+	common := 0
+	for _, ni := range infos {
+		before, ok := seen[ni.Node().Name]
+		if !ok {
+			continue
+		}
+		if before == ni {
+			return false
+		}
+		common++
+	}
+	return common > 0
+}
+
+// removedPods returns the pods with claims that the NodeInfos seen hold
+// and the current ones lack, and that are still running where they were:
+// a pod deleted meanwhile frees its claims in the tracker, not here.
+func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) map[types.UID]*v1.Pod {
+	removed := map[types.UID]*v1.Pod{}
+	for _, ni := range infos {
+		before, ok := seen[ni.Node().Name]
+		if !ok {
+			continue
+		}
+		var now map[types.UID]bool
+		for _, pi := range before.GetPods() {
+			pod := pi.GetPod()
+			if !usesClaims(pod) {
+				continue
+			}
+			if now == nil {
+				now = make(map[types.UID]bool, len(ni.GetPods()))
+				for _, p := range ni.GetPods() {
+					now[p.GetPod().UID] = true
+				}
+			}
+			if now[pod.UID] || !pl.stillRunsOn(pod, ni.Node().Name) {
+				continue
+			}
+			removed[pod.UID] = pod
+		}
+	}
+	return removed
+}
+
+// usesClaims reports whether the pod names a claim, in its spec or for its
+// DRA-backed extended resources.
+func usesClaims(pod *v1.Pod) bool {
+	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
+}
+
+// stillRunsOn reports whether the informer has the pod, the same one, on
+// node and not being deleted.
+func (pl *DRAAllocator) stillRunsOn(pod *v1.Pod, node string) bool {
+	p, err := pl.podLister.Pods(pod.Namespace).Get(pod.Name)
+	return err == nil && p.UID == pod.UID && p.Spec.NodeName == node && p.DeletionTimestamp == nil
+}
+
+// alloc returns a, an allocator over the devices allocated and in flight
+// now, with the devices the removed pods free, except those of reprieved,
+// free on every node. held are the allocations the group's pods hold in
+// flight (groupState.pendingAllocations): taken again after the release,
+// since a pod of the group given a victim's device holds it while the
+// victim's claim still does.
+func (g *gangPreemption) alloc(a *allocator.Allocator, reprieved map[types.UID]*v1.Pod, held []*resourceapi.AllocationResult) *allocator.Allocator {
+	return a.WhatIf(allocator.WhatIf{ReleaseAnywhere: g.freedWithout(reprieved), Take: held})
+}
+
+// freedWithout returns what the removed pods free once those of reprieved
+// are given back (the releases that need none of them,
+// eviction.Release.FreedBy), with the claims being released.
+func (g *gangPreemption) freedWithout(reprieved map[types.UID]*v1.Pod) []*resourceapi.AllocationResult {
+	if len(reprieved) == 0 {
+		return append(slices.Clip(g.freed), g.releasing...)
+	}
+	evicted := make(map[types.UID]*v1.Pod, len(g.removed))
+	for uid, pod := range g.removed {
+		if _, back := reprieved[uid]; !back {
+			evicted[uid] = pod
+		}
+	}
+	var out []*resourceapi.AllocationResult
+	for _, r := range g.releases {
+		if r.FreedBy(evicted) {
+			out = append(out, r.Allocation)
+		}
+	}
+	return append(out, g.releasing...)
+}
+
+// orderForFewestVictims sorts nodes (in name order) so that those with the
+// most devices free without evicting anybody come first (a counts them, an
+// allocator over the devices as they are): a pod group preemption's
+// re-run then plans the group where it needs the fewest victims, and
+// DefaultPreemption gives back the pods of the nodes the plan did not
+// use. Which devices a pod takes on its node matters less: each reprieve
+// searches them again (fitGangReprieve).
+func orderForFewestVictims(a *allocator.Allocator, nodes []*v1.Node) {
+	free := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		used, total := a.Occupancy([]*v1.Node{n}, nil)
+		free[n.Name] = total - used
+	}
+	slices.SortStableFunc(nodes, func(x, y *v1.Node) int { return cmp.Compare(free[y.Name], free[x.Name]) })
+}
+
+// fitGangReprieve is Filter's answer for a pod of the group once
+// DefaultPreemption gives victims back: whether its claims fit on the
+// node over the devices allocated and in flight now (the group's pods
+// given room earlier in this step among them), with what the victims
+// still removed free and what pods nominated to the node take. The
+// devices it finds are the ones Reserve takes.
+func (pl *DRAAllocator) fitGangReprieve(ctx context.Context, cs fwk.CycleState, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim) *fwk.Status {
+	logger := klog.FromContext(ctx)
+	node := nodeInfo.Node()
+	var reprieved, added map[types.UID]*v1.Pod
+	if d != nil {
+		reprieved, added = d.reprieved, d.added
+	}
+	group, err := getGroupState(cs)
+	if err != nil {
+		return statusError(logger, err)
+	}
+	unrestricted := s.gangPreemption.alloc(pl.newAllocator(), reprieved, group.pendingAllocations(pl.draManager.ResourceClaims()))
+	take, preempting := pl.nominatedDevices(ctx, unrestricted, added, nil, nodeInfo)
+	if preempting != nil {
+		return nodeUnresolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)
+	}
+	alloc := pl.keptToAttributeDomain(cs, unrestricted).WhatIf(allocator.WhatIf{Take: take})
+	results, err := alloc.AllocateWithin(ctx, node, claims, pl.filterTimeout())
+	if err != nil || results == nil {
+		// Nobody reads why: DefaultPreemption only tells whether a
+		// reprieved victim still leaves room.
+		return nodeUnresolvable(logger, reprieveReason, pod, node)
+	}
+	found := s.foundDevices(results)
+	s.mu.Lock()
+	s.results[node.Name] = found
+	s.mu.Unlock()
+	return nil
+}

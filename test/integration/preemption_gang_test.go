@@ -1,0 +1,99 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
+	"github.com/dra-scheduler/dra-scheduler/test/objects"
+)
+
+// TestAHighPriorityGangPreemptsForDevices: a high-priority gang whose pods
+// need devices that lower-priority pods hold gets them by workload-aware
+// preemption (issue 55), evicting only as many pods as it needs: the
+// pod group preemption's re-run sees the removed pods' devices free, and
+// the victims whose devices the gang does not need are given back.
+func TestAHighPriorityGangPreemptsForDevices(t *testing.T) {
+	e := startPodGroupCluster(t, preemptionConfig)
+	e.createPreemptionPriorities()
+	e.startKubeletStandIn()
+	const driver = "gangpreempt.example.com"
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1))
+	nodes := []string{"n0", "n1", "n2"}
+	for _, n := range nodes {
+		e.create(gpuNode(n, driver, 2)...)
+	}
+	root := e.t
+	for i, tc := range []struct {
+		name string
+		// lowsOn are the nodes that low-priority one-GPU pods fill.
+		lowsOn []string
+		gang   int
+		// victims is how many low pods the gang needs evicted.
+		victims int
+	}{
+		{"a gang of six evicts the six pods holding every GPU", nodes, 6, 6},
+		{"a gang of four evicts four of the six pods holding every GPU, not all six", nodes, 4, 4},
+		{"a gang of four evicts only the two pods holding the GPUs it lacks", []string{"n0", "n1"}, 4, 2},
+		{"a gang of two takes the two free GPUs and evicts nobody", []string{"n0", "n1"}, 2, 0},
+	} {
+		group := fmt.Sprintf("train-%d", i)
+		root.Run(tc.name, func(t *testing.T) {
+			e.preemptionCase(t)
+			var lows []string
+			for _, n := range tc.lowsOn {
+				lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
+			}
+			gang := e.highGang(group, tc.gang)
+			for _, name := range gang {
+				e.waitScheduled(name)
+			}
+			victims := e.evicted(lows)
+			if len(victims) != tc.victims {
+				t.Fatalf("pods %v were evicted for the gang of %d, want %d of %v; events of %s: %s",
+					victims, tc.gang, tc.victims, lows, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+			}
+			e.holdsFor(2*time.Second, "the other low pods to stay", func() string { return e.intact(without(lows, victims)...) })
+			e.checkNoDeviceTwice()
+		})
+	}
+}
+
+// highGang creates the high-priority gang PodGroup name of size pods, all
+// needed, and its pods name-<i>, each with a one-GPU claim of its own.
+func (e *env) highGang(name string, size int) []string {
+	e.t.Helper()
+	group := e.gangPodGroup(name, size)
+	group.Spec.PriorityClassName = "high"
+	e.createPodGroup(group)
+	var pods []string
+	for i := range size {
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).PriorityClass("high").
+			GracePeriod(preemptionGracePeriod).ClaimFromTemplate("gpu", "gpu-1").Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+		e.create(pod)
+		pods = append(pods, pod.Name)
+	}
+	return slices.Clip(pods)
+}
