@@ -216,8 +216,15 @@ func newHarness(t testing.TB, hooks *Hooks, profiles []string, nodes []*v1.Node,
 		factory.Shutdown()
 	})
 	factory.WaitForCacheSync(ctx.Done())
+	// The informers' stores are filled before their handlers ran: wait
+	// for the plugins' handlers too, so that what a lister has reached
+	// the inventory feed (the slices it queues) and the tracker.
+	for _, pl := range h.plugins {
+		synced = append(synced, pl.feed.hasSynced...)
+		synced = append(synced, pl.claimsSynced)
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		t.Fatal("assume cache or class resolver not synced")
+		t.Fatal("assume cache, class resolver or the plugins' handlers not synced")
 	}
 	return h
 }
@@ -292,6 +299,24 @@ func (h *harness) claim(namespace, name string) *resourceapi.ResourceClaim {
 		h.t.Fatalf("claim %s/%s: %v", namespace, name, err)
 	}
 	return claim
+}
+
+// pod returns the pod name of the test namespace from the clientset.
+func (h *harness) pod(name string) *v1.Pod {
+	h.t.Helper()
+	pod, err := h.client.CoreV1().Pods(testNamespace).Get(h.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return pod
+}
+
+// deletePod deletes the pod from the clientset.
+func (h *harness) deletePod(pod *v1.Pod) {
+	h.t.Helper()
+	if err := h.client.CoreV1().Pods(pod.Namespace).Delete(h.ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // updateClaimStatus writes the claim's status and waits until the assume
