@@ -19,10 +19,12 @@ package integration
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
@@ -35,7 +37,20 @@ import (
 // pod group preemption's re-run sees the removed pods' devices free, and
 // the victims whose devices the gang does not need are given back.
 func TestAHighPriorityGangPreemptsForDevices(t *testing.T) {
-	e := startPodGroupCluster(t, preemptionConfig)
+	// Either order of the PodGroupPostFilters: the re-run is told from the
+	// snapshot, not from DRAAllocator's own PodGroupPostFilter.
+	for _, profile := range []struct{ name, config string }{
+		{"shipped order, DRAAllocator's PodGroupPostFilter first", preemptionConfig},
+		{"DRAAllocator alone in multiPoint, DefaultPreemption's first", configHeader + draPlugins},
+	} {
+		t.Run(profile.name, func(t *testing.T) { testGangPreemption(t, profile.config) })
+	}
+}
+
+// testGangPreemption: on three nodes of two GPUs each, high-priority
+// gangs of one-GPU pods evict as many low pods as they need, no more.
+func testGangPreemption(t *testing.T, config string) {
+	e := startPodGroupCluster(t, config)
 	e.createPreemptionPriorities()
 	e.startKubeletStandIn()
 	const driver = "gangpreempt.example.com"
@@ -65,7 +80,7 @@ func TestAHighPriorityGangPreemptsForDevices(t *testing.T) {
 			for _, n := range tc.lowsOn {
 				lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
 			}
-			gang := e.highGang(group, tc.gang)
+			gang := e.highGang(group, tc.gang, "")
 			for _, name := range gang {
 				e.waitScheduled(name)
 			}
@@ -81,11 +96,15 @@ func TestAHighPriorityGangPreemptsForDevices(t *testing.T) {
 }
 
 // highGang creates the high-priority gang PodGroup name of size pods, all
-// needed, and its pods name-<i>, each with a one-GPU claim of its own.
-func (e *env) highGang(name string, size int) []string {
+// needed in one domain of the node label topologyKey (none if ""), and its
+// pods name-<i>, each with a one-GPU claim of its own.
+func (e *env) highGang(name string, size int, topologyKey string) []string {
 	e.t.Helper()
 	group := e.gangPodGroup(name, size)
 	group.Spec.PriorityClassName = "high"
+	if topologyKey != "" {
+		group.Spec.SchedulingConstraints = &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: topologyKey}}}
+	}
 	e.createPodGroup(group)
 	var pods []string
 	for i := range size {
@@ -96,4 +115,34 @@ func (e *env) highGang(name string, size int) []string {
 		pods = append(pods, pod.Name)
 	}
 	return slices.Clip(pods)
+}
+
+// TestAHighPriorityGangPreemptsInTheRackThatCostsTheFewestVictims: with a
+// topology constraint, the gang's preemption is planned per rack, and the
+// rack whose devices need the fewest victims wins (issue 55, point 2):
+// rack-1's four GPUs are all held by low pods, rack-2 has two free and two
+// held, so a gang of four in one rack evicts rack-2's two pods, not
+// rack-1's four.
+func TestAHighPriorityGangPreemptsInTheRackThatCostsTheFewestVictims(t *testing.T) {
+	e := startTopologyCluster(t, topologyConfig)
+	e.createPreemptionPriorities()
+	e.startKubeletStandIn()
+	const driver = "rackpreempt.example.com"
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1))
+	for _, n := range []struct{ name, rack string }{{"r1-a", "rack-1"}, {"r1-b", "rack-1"}, {"r2-a", "rack-2"}, {"r2-b", "rack-2"}} {
+		e.create(rackNode(n.name, n.rack, driver, 2)...)
+	}
+	rack1 := append(e.fill("low-r1-a", "low", "gpu-1", "r1-a", 2), e.fill("low-r1-b", "low", "gpu-1", "r1-b", 2)...)
+	rack2 := e.fill("low-r2-a", "low", "gpu-1", "r2-a", 2)
+	gang := e.highGang("train", 4, "rack")
+	for _, name := range gang {
+		if pod := e.waitScheduled(name); !strings.HasPrefix(pod.Spec.NodeName, "r2-") {
+			t.Errorf("gang pod %s is on %s, want a node of rack-2", name, pod.Spec.NodeName)
+		}
+	}
+	if victims := e.evicted(append(slices.Clone(rack1), rack2...)); !slices.Equal(victims, rack2) {
+		t.Fatalf("pods %v were evicted for the gang, want rack-2's %v; events of %s: %s", victims, rack2, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+	}
+	e.holdsFor(2*time.Second, "rack-1's pods to stay", func() string { return e.intact(rack1...) })
+	e.checkNoDeviceTwice()
 }

@@ -27,6 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -87,6 +88,8 @@ type gangPreemption struct {
 	// but before their claims are deallocated, is nominated again without
 	// a second round of evictions.
 	releasing []*resourceapi.AllocationResult
+	// victimDevices are the devices of freed: taking one needs a victim.
+	victimDevices map[structured.DeviceID]bool
 	// reprieving is set once DefaultPreemption gives a removed pod back.
 	reprieving atomic.Bool
 }
@@ -98,12 +101,12 @@ type gangPreemptionEntry struct{ g *gangPreemption }
 // Clone returns the same entry: the group's pods share it.
 func (e *gangPreemptionEntry) Clone() fwk.StateData { return e }
 
-// gangPreemptionOf returns the preemption whose re-run the pod's cycle is,
-// nil outside one (and with preemption disabled, outside a pod-group
-// cycle, or before the plugin saw any pod-group cycle). It is found once
-// per pod-group cycle.
-func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, cs fwk.CycleState) *gangPreemption {
-	gcs := cs.GetPodGroupSchedulingCycle()
+// gangPreemptionOf returns the preemption whose re-run the pod-group cycle
+// gcs is, nil outside one (and with preemption disabled, outside a
+// pod-group cycle, or before the plugin saw any pod-group cycle). It is
+// found once per pod-group cycle, by the first of GeneratePlacements and
+// PreFilter to ask.
+func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCycleState) *gangPreemption {
 	if gcs == nil || !pl.preemptionEnabled() {
 		return nil
 	}
@@ -113,6 +116,20 @@ func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, cs fwk.CycleState)
 	g := pl.findGangPreemption(ctx)
 	gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: g})
 	return g
+}
+
+// groupAllocator is syncedAllocator for the placements of the pod-group
+// cycle gcs: with the devices a preemption's removed pods free, in its
+// re-run.
+func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycleState) (*allocator.Allocator, error) {
+	alloc, err := pl.syncedAllocator(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if g := pl.gangPreemptionOf(ctx, gcs); g != nil {
+		alloc = g.alloc(alloc, nil, nil)
+	}
+	return alloc, nil
 }
 
 // findGangPreemption compares the snapshot's NodeInfos with those seen
@@ -147,8 +164,12 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 	}
 	g := &gangPreemption{removed: removed}
 	g.releases = eviction.ReleasesAcross(removed, func(node string) []*v1.Pod { return stayingOn[node] }, claimLookup{pl})
+	g.victimDevices = map[structured.DeviceID]bool{}
 	for _, r := range g.releases {
 		g.freed = append(g.freed, r.Allocation)
+		for _, d := range r.Allocation.Devices.Results {
+			g.victimDevices[structured.MakeDeviceID(d.Driver, d.Pool, d.Device)] = true
+		}
 	}
 	claims, err := pl.draManager.ResourceClaims().List()
 	if err != nil {
@@ -256,6 +277,27 @@ func (g *gangPreemption) freedWithout(reprieved map[types.UID]*v1.Pod) []*resour
 		}
 	}
 	return append(out, g.releasing...)
+}
+
+// placementScore ranks a placement of the re-run by the devices the
+// group's pods got there (results): the fewer of them a victim holds, the
+// higher, MaxScore when none. DefaultPreemption evicts only the victims
+// the chosen placement needs, so the group goes to the domain that costs
+// the fewest.
+func (g *gangPreemption) placementScore(results []resourceapi.AllocationResult) int64 {
+	taken, total := 0, 0
+	for _, r := range results {
+		for _, d := range r.Devices.Results {
+			total++
+			if g.victimDevices[structured.MakeDeviceID(d.Driver, d.Pool, d.Device)] {
+				taken++
+			}
+		}
+	}
+	if total == 0 {
+		return fwk.MaxScore
+	}
+	return fwk.MaxScore - int64(taken)*fwk.MaxScore/int64(total)
 }
 
 // orderForFewestVictims sorts nodes (in name order) so that those with the

@@ -94,7 +94,7 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 		placements = append(placements, &fwk.Placement{Name: domain, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
-	alloc, err := pl.syncedAllocator(ctx)
+	alloc, err := pl.groupAllocator(ctx, gcs)
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
 	}

@@ -49,6 +49,7 @@ import (
 // reverted before placements are scored).
 func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGroupInfo, placement *fwk.PodGroupAssignments) (int64, *fwk.Status) {
 	var alloc *allocator.Allocator
+	var preemption *gangPreemption
 	var results []resourceapi.AllocationResult
 	for _, a := range placement.ProposedAssignments {
 		s, err := getState(a.GetCycleState())
@@ -57,7 +58,7 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 			continue
 		}
 		if alloc == nil {
-			alloc = s.alloc
+			alloc, preemption = s.alloc, s.gangPreemption
 		}
 		if found, ok := s.cachedResults(a.GetNodeName()); ok {
 			results = append(results, found.all()...)
@@ -66,6 +67,14 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 	if alloc == nil {
 		// No devices: every placement is the same to this plugin.
 		return 0, nil
+	}
+	if preemption != nil {
+		// A pod group preemption's re-run: the placement that needs the
+		// fewest victims' devices wins.
+		score := preemption.placementScore(results)
+		klog.FromContext(ctx).V(4).Info("Scored a placement by the victims' devices it needs", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
+			"placement", placement.Name, "score", score)
+		return score, nil
 	}
 	used, total := alloc.Occupancy(nodeObjects(placement.Nodes), results)
 	score := placementOccupancyOrder(pl.args.PlacementScoring).score(used, total)

@@ -148,7 +148,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	pl.feed.reportMatcher()
 	s.unrestricted = pl.newAllocator()
-	if s.gangPreemption = pl.gangPreemptionOf(ctx, cs); s.gangPreemption != nil {
+	if s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle()); s.gangPreemption != nil {
 		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, nil, group.pendingAllocations(pl.draManager.ResourceClaims()))
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
