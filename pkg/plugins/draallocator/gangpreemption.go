@@ -279,12 +279,13 @@ func (g *gangPreemption) freedWithout(reprieved map[types.UID]*v1.Pod) []*resour
 	return append(out, g.releasing...)
 }
 
-// placementScore ranks a placement of the re-run by the devices the
-// group's pods got there (results): the fewer of them a victim holds, the
-// higher, MaxScore when none. DefaultPreemption evicts only the victims
-// the chosen placement needs, so the group goes to the domain that costs
-// the fewest.
-func (g *gangPreemption) placementScore(results []resourceapi.AllocationResult) int64 {
+// victimScore ranks a node or a placement of the re-run by the devices the
+// pod or the group gets there (results): the fewer of them a victim holds,
+// the higher, MaxScore when none. DefaultPreemption evicts only the
+// victims the re-run's choices need, so the pods go where they cost the
+// fewest: a node's free devices before a victim's, the domain with the
+// most free devices.
+func (g *gangPreemption) victimScore(results []resourceapi.AllocationResult) int64 {
 	taken, total := 0, 0
 	for _, r := range results {
 		for _, d := range r.Devices.Results {

@@ -71,7 +71,7 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 	if preemption != nil {
 		// A pod group preemption's re-run: the placement that needs the
 		// fewest victims' devices wins.
-		score := preemption.placementScore(results)
+		score := preemption.victimScore(results)
 		klog.FromContext(ctx).V(4).Info("Scored a placement by the victims' devices it needs", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
 			"placement", placement.Name, "score", score)
 		return score, nil

@@ -48,10 +48,14 @@ func (pl *DRAAllocator) preScore(_ context.Context, cs fwk.CycleState, _ *v1.Pod
 // node offers. It does not when there is nothing to allocate, and with
 // the FirstAvailable strategy unless a claim to allocate has a
 // firstAvailable request (and DRAPrioritizedList is on): then every node
-// scores 0.
+// scores 0. In a pod group preemption's re-run it always does.
 func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
 	if s.alloc == nil {
 		return false
+	}
+	if s.gangPreemption != nil {
+		// A pod group preemption's re-run scores by victims (score).
+		return true
 	}
 	if pl.args.ScoringStrategy.Type == config.FirstAvailable {
 		return pl.gates.EnableDRAPrioritizedList && s.hasFirstAvailable()
@@ -68,6 +72,9 @@ func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
 //   - MostAllocated: the fuller the used device pools of the node would be,
 //     the higher — fill nodes and GPUs before opening new ones.
 //   - LeastAllocated: the emptier, the higher — spread.
+//
+// In a pod group preemption's re-run, the fewer of the devices a victim
+// holds, the higher (gangPreemption.victimScore), whatever the strategy.
 func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (_ int64, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
@@ -84,6 +91,11 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	found, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
+	}
+	if s.gangPreemption != nil {
+		// A pod group preemption's re-run: a node where the pod needs no
+		// victim's device wins, whatever the strategy.
+		return s.gangPreemption.victimScore(found.all()), nil
 	}
 	switch pl.args.ScoringStrategy.Type {
 	case config.MostAllocated, config.LeastAllocated:
