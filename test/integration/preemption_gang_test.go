@@ -52,7 +52,7 @@ func TestAHighPriorityGangPreemptsForDevices(t *testing.T) {
 func testGangPreemption(t *testing.T, config string) {
 	e := startPodGroupCluster(t, config)
 	e.createPreemptionPriorities()
-	e.startKubeletStandIn()
+	kubelet := e.startKubeletStandIn()
 	const driver = "gangpreempt.example.com"
 	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1))
 	nodes := []string{"n0", "n1", "n2"}
@@ -65,22 +65,33 @@ func testGangPreemption(t *testing.T, config string) {
 		// lowsOn are the nodes that low-priority one-GPU pods fill.
 		lowsOn []string
 		gang   int
-		// victims is how many low pods the gang needs evicted.
+		// victims is how many low pods the gang needs evicted; -1: the
+		// gang does not fit even with every low pod gone.
 		victims int
+		// terminating is how long an evicted pod takes to go.
+		terminating time.Duration
 	}{
-		{"a gang of six evicts the six pods holding every GPU", nodes, 6, 6},
-		{"a gang of four evicts four of the six pods holding every GPU, not all six", nodes, 4, 4},
-		{"a gang of four evicts only the two pods holding the GPUs it lacks", []string{"n0", "n1"}, 4, 2},
-		{"a gang of two takes the two free GPUs and evicts nobody", []string{"n0", "n1"}, 2, 0},
+		{"a gang of six evicts the six pods holding every GPU", nodes, 6, 6, kubeletDelay},
+		{"a gang of four evicts four of the six pods holding every GPU, not all six", nodes, 4, 4, kubeletDelay},
+		{"a gang of four evicts only the two pods holding the GPUs it lacks", []string{"n0", "n1"}, 4, 2, kubeletDelay},
+		{"a gang of two takes the two free GPUs and evicts nobody", []string{"n0", "n1"}, 2, 0, kubeletDelay},
+		{"a gang of seven that six GPUs cannot hold evicts nobody", nodes, 7, -1, kubeletDelay},
+		{"a gang whose victims take 3s to go does not preempt again meanwhile", nodes, 4, 4, slowKubeletDelay},
 	} {
 		group := fmt.Sprintf("train-%d", i)
 		root.Run(tc.name, func(t *testing.T) {
 			e.preemptionCase(t)
+			kubelet.setDelay(tc.terminating)
+			t.Cleanup(func() { kubelet.setDelay(kubeletDelay) })
 			var lows []string
 			for _, n := range tc.lowsOn {
 				lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
 			}
 			gang := e.highGang(group, tc.gang, "")
+			if tc.victims < 0 {
+				t.Logf("the gang stays pending: %s", e.stayPending(gang, lows))
+				return
+			}
 			for _, name := range gang {
 				e.waitScheduled(name)
 			}
