@@ -29,10 +29,12 @@ limitations under the License.
 //	PreEnqueue          prefilter.go      -
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
 //	                    gangplan.go       w gangPlan (first pod of a placement)
+//	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
 //	Filter              filter.go,        r stateData, dryRun, gangPlan;
 //	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
+//	                    gangpreemption.go w results (a pod group preemption's reprieve)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
@@ -69,6 +71,11 @@ limitations under the License.
 //	             placement's device-attribute domain, written by
 //	             GeneratePlacements; PreFilter binds placement states to
 //	             placements under its lock
+//	pod-group    gangPreemptionEntry (gangpreemption.go), key
+//	cycle        Name/gang-preemption in the PodGroupCycleState: the
+//	             preemption whose re-run the cycle is (nil: none), found by
+//	             the first of GeneratePlacements and PreFilter, then read;
+//	             its reprieving flag is atomic
 //	pod-group    domainsTried (placementevents.go), key Name/domains in the
 //	cycle        PodGroupCycleState; each placement's first PreFilter appends
 //	             its plan's answer, PodGroupPostFilter reads it; own lock
@@ -176,6 +183,14 @@ limitations under the License.
 //     manager and the node's other nominated pods); meanwhile dry runs on
 //     other nodes find no room and PostFilter keeps the nomination, in
 //     either PostFilter order (docs/design/preemption.md).
+//   - Gang preemption (gangpreemption.go): DefaultPreemption's
+//     PodGroupPostFilter re-runs the group on a snapshot without the
+//     lower-priority pods and tells no plugin which; the plugin tells the
+//     re-run by its NodeInfo copies, frees the removed pods' claims
+//     (eviction.ReleasesAcross) for its allocators and placements, ranks
+//     nodes and placements by the victims' devices they need, and answers
+//     each reprieve over the tracker with the victims given back taken
+//     (docs/design/gang-preemption.md).
 //   - Guard (entrypoints.go, guard.go): every entry point recovers a panic
 //     as that pod's failure, naming the plugin, logged and counted;
 //     Unreserve then releases what the attempt had in flight.
@@ -219,6 +234,11 @@ limitations under the License.
 //     only claims reserved for removed pods alone, on devices local to the
 //     node, count as freed. Its memo (preemptionMemo) only caches what the
 //     cycle's snapshot gives: the same answers, computed once.
+//   - Only a pod-group cycle whose every NodeInfo the snapshot replaced
+//     (a mutation session) frees devices for a pod group, and only those
+//     of pods that still run where the snapshot had them; a reprieve
+//     frees nothing a reprieved pod needs and keeps what the group holds
+//     in flight taken.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator
