@@ -21,7 +21,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -185,4 +187,41 @@ func podNamesOf[K comparable](pods map[K]*v1.Pod) []string {
 		names = append(names, p.Name)
 	}
 	return names
+}
+
+func TestTheReRunRanksNodesAndPlacementsByTheVictimsDevicesTheyNeed(t *testing.T) {
+	victim := func(devices ...string) deviceNames { return devices }
+	for _, tc := range []struct {
+		name    string
+		victims deviceNames
+		devices []string
+		want    int64
+	}{
+		{"devices no victim holds score the maximum", victim("dev-0"), []string{"dev-1", "dev-2"}, fwk.MaxScore},
+		{"half of them a victim's score half", victim("dev-0"), []string{"dev-0", "dev-1"}, fwk.MaxScore / 2},
+		{"all of them victims' score 0", victim("dev-0", "dev-1"), []string{"dev-0", "dev-1"}, 0},
+		{"no devices at all score the maximum", victim("dev-0"), nil, fwk.MaxScore},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gangPreemption{victimDevices: tc.victims.ids()}
+			var results []resourceapi.AllocationResult
+			for _, d := range tc.devices {
+				results = append(results, *allocationOf("node-1", d))
+			}
+			if got := g.victimScore(results); got != tc.want {
+				t.Errorf("victimScore(%v) = %d, want %d", tc.devices, got, tc.want)
+			}
+		})
+	}
+}
+
+// deviceNames name devices of testDriver's pool node-1.
+type deviceNames []string
+
+func (ids deviceNames) ids() map[structured.DeviceID]bool {
+	out := map[structured.DeviceID]bool{}
+	for _, d := range ids {
+		out[structured.MakeDeviceID(testDriver, "node-1", d)] = true
+	}
+	return out
 }
