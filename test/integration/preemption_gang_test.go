@@ -54,7 +54,8 @@ func testGangPreemption(t *testing.T, config string) {
 	e.createPreemptionPriorities()
 	kubelet := e.startKubeletStandIn()
 	const driver = "gangpreempt.example.com"
-	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1))
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1),
+		objects.ClaimTemplate("gpu-2", e.ns, "gpu", driver, 2))
 	nodes := []string{"n0", "n1", "n2"}
 	for _, n := range nodes {
 		e.create(gpuNode(n, driver, 2)...)
@@ -104,6 +105,27 @@ func testGangPreemption(t *testing.T, config string) {
 			e.checkNoDeviceTwice()
 		})
 	}
+	root.Run("a gang sharing its PodGroup's claim of two GPUs evicts the two pods of one node", func(t *testing.T) {
+		e.preemptionCase(t)
+		var lows []string
+		for _, n := range nodes {
+			lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
+		}
+		gang := e.highGangWith("train-shared", 2, "", "gpus", "gpu-2", schedulingapi.PodGroupResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To("gpu-2")})
+		var node string
+		for _, name := range gang {
+			pod := e.waitScheduled(name)
+			if node != "" && pod.Spec.NodeName != node {
+				t.Errorf("gang pods on %s and %s: their shared claim's two GPUs are on one node", node, pod.Spec.NodeName)
+			}
+			node = pod.Spec.NodeName
+		}
+		victims := e.evicted(lows)
+		if want := []string{"low-" + node + "-0", "low-" + node + "-1"}; !slices.Equal(victims, want) {
+			t.Fatalf("pods %v were evicted for the gang, want %v; events of %s: %s", victims, want, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+		}
+		e.checkNoDeviceTwice()
+	})
 	root.Run("a pod arriving while the victims go does not take their devices", func(t *testing.T) {
 		e.preemptionCase(t)
 		kubelet.setDelay(slowKubeletDelay)
@@ -136,7 +158,14 @@ func testGangPreemption(t *testing.T, config string) {
 // pods name-<i>, each with a one-GPU claim of its own.
 func (e *env) highGang(name string, size int, topologyKey string) []string {
 	e.t.Helper()
-	group := e.gangPodGroup(name, size)
+	return e.highGangWith(name, size, topologyKey, "gpu", "gpu-1")
+}
+
+// highGangWith is highGang with each pod's claim "claim" from template:
+// the group's claim where groupClaims declare one of that name.
+func (e *env) highGangWith(name string, size int, topologyKey, claim, template string, groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
+	e.t.Helper()
+	group := e.gangPodGroup(name, size, groupClaims...)
 	group.Spec.PriorityClassName = "high"
 	if topologyKey != "" {
 		group.Spec.SchedulingConstraints = &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: topologyKey}}}
@@ -145,7 +174,7 @@ func (e *env) highGang(name string, size int, topologyKey string) []string {
 	var pods []string
 	for i := range size {
 		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).PriorityClass("high").
-			GracePeriod(preemptionGracePeriod).ClaimFromTemplate("gpu", "gpu-1").Obj()
+			GracePeriod(preemptionGracePeriod).ClaimFromTemplate(claim, template).Obj()
 		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
 		e.create(pod)
 		pods = append(pods, pod.Name)

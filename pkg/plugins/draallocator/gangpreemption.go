@@ -122,11 +122,12 @@ func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCy
 // cycle gcs: with the devices a preemption's removed pods free, in its
 // re-run.
 func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycleState) (*allocator.Allocator, error) {
+	g := pl.gangPreemptionOf(ctx, gcs)
 	alloc, err := pl.syncedAllocator(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if g := pl.gangPreemptionOf(ctx, gcs); g != nil {
+	if g != nil {
 		alloc = g.alloc(alloc, nil, nil)
 	}
 	return alloc, nil
@@ -176,7 +177,16 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 		logger.V(4).Info("Cannot list claims: devices being released count as taken in a pod group preemption's re-run", "err", err)
 	}
 	for _, claim := range claims {
-		if alloc := claim.Status.Allocation; alloc != nil && pl.releasing(claim) {
+		alloc := claim.Status.Allocation
+		switch {
+		case alloc == nil:
+			// Deallocated, maybe by the resourceclaim controller the
+			// moment an earlier round's victim went: the tracker, fed by
+			// its own handler, may not have the update yet, and would
+			// hold the devices taken in this re-run (the caller builds
+			// its allocators after this).
+			pl.tracker.SetClaim(claim)
+		case pl.releasing(claim):
 			g.releasing = append(g.releasing, alloc)
 		}
 	}

@@ -147,8 +147,9 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.feed.reportMatcher()
+	s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle())
 	s.unrestricted = pl.newAllocator()
-	if s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle()); s.gangPreemption != nil {
+	if s.gangPreemption != nil {
 		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, nil, group.pendingAllocations(pl.draManager.ResourceClaims()))
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
