@@ -105,27 +105,6 @@ func testGangPreemption(t *testing.T, config string) {
 			e.checkNoDeviceTwice()
 		})
 	}
-	root.Run("a gang sharing its PodGroup's claim of two GPUs evicts the two pods of one node", func(t *testing.T) {
-		e.preemptionCase(t)
-		var lows []string
-		for _, n := range nodes {
-			lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
-		}
-		gang := e.highGangWith("train-shared", 2, "", "gpus", "gpu-2", schedulingapi.PodGroupResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To("gpu-2")})
-		var node string
-		for _, name := range gang {
-			pod := e.waitScheduled(name)
-			if node != "" && pod.Spec.NodeName != node {
-				t.Errorf("gang pods on %s and %s: their shared claim's two GPUs are on one node", node, pod.Spec.NodeName)
-			}
-			node = pod.Spec.NodeName
-		}
-		victims := e.evicted(lows)
-		if want := []string{"low-" + node + "-0", "low-" + node + "-1"}; !slices.Equal(victims, want) {
-			t.Fatalf("pods %v were evicted for the gang, want %v; events of %s: %s", victims, want, gang[0], describeEvents(e.schedulerEvents(gang[0])))
-		}
-		e.checkNoDeviceTwice()
-	})
 	root.Run("a pod arriving while the victims go does not take their devices", func(t *testing.T) {
 		e.preemptionCase(t)
 		kubelet.setDelay(slowKubeletDelay)
@@ -149,6 +128,28 @@ func testGangPreemption(t *testing.T, config string) {
 			t.Fatalf("pods %v were evicted for the gang of 4, want 4 of %v; events of %s: %s", victims, lows, gang[0], describeEvents(e.schedulerEvents(gang[0])))
 		}
 		e.holdsFor(2*time.Second, "the late pod to stay unbound", func() string { return e.unbound("late") })
+		e.checkNoDeviceTwice()
+	})
+	// Last: the PodGroup keeps its claim's two GPUs once its pods go.
+	root.Run("a gang sharing its PodGroup's claim of two GPUs evicts the two pods of one node", func(t *testing.T) {
+		e.preemptionCase(t)
+		var lows []string
+		for _, n := range nodes {
+			lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
+		}
+		gang := e.highGangWith("train-shared", 2, "", "gpus", "gpu-2", schedulingapi.PodGroupResourceClaim{Name: "gpus", ResourceClaimTemplateName: ptr.To("gpu-2")})
+		var node string
+		for _, name := range gang {
+			pod := e.waitScheduled(name)
+			if node != "" && pod.Spec.NodeName != node {
+				t.Errorf("gang pods on %s and %s: their shared claim's two GPUs are on one node", node, pod.Spec.NodeName)
+			}
+			node = pod.Spec.NodeName
+		}
+		victims := e.evicted(lows)
+		if want := []string{"low-" + node + "-0", "low-" + node + "-1"}; !slices.Equal(victims, want) {
+			t.Fatalf("pods %v were evicted for the gang, want %v; events of %s: %s", victims, want, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+		}
 		e.checkNoDeviceTwice()
 	})
 }
