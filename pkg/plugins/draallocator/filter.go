@@ -273,9 +273,5 @@ func (s *stateData) searchDevices(ctx context.Context, node *v1.Node, claims, si
 	if err != nil || results == nil {
 		return foundDevices{}, false, err
 	}
-	found := s.foundDevices(results[:len(claims)])
-	s.mu.Lock()
-	s.results[node.Name] = found
-	s.mu.Unlock()
-	return found, true, nil
+	return s.keepFound(node.Name, results[:len(claims)]), true, nil
 }

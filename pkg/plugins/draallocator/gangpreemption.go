@@ -155,16 +155,20 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 	}
 	start := time.Now()
 	removed := pl.removedPods(*seen, infos)
-	stayingOn := map[string][]*v1.Pod{}
+	// The staying pods of a node are listed only where a removed pod's
+	// claim could be given back (ReleasesBy asks lazily).
+	byName := make(map[string]fwk.NodeInfo, len(infos))
 	for _, ni := range infos {
-		pods := make([]*v1.Pod, 0, len(ni.GetPods()))
-		for _, pi := range ni.GetPods() {
-			pods = append(pods, pi.GetPod())
+		byName[ni.Node().Name] = ni
+	}
+	stayingOn := func(node string) []*v1.Pod {
+		if ni := byName[node]; ni != nil {
+			return podsOf(ni.GetPods())
 		}
-		stayingOn[ni.Node().Name] = pods
+		return nil
 	}
 	g := &gangPreemption{removed: removed}
-	g.releases = eviction.ReleasesAcross(removed, func(node string) []*v1.Pod { return stayingOn[node] }, claimLookup{pl})
+	g.releases = eviction.ReleasesAcross(removed, stayingOn, claimLookup{pl})
 	g.victimDevices = map[structured.DeviceID]bool{}
 	for _, r := range g.releases {
 		g.freed = append(g.freed, r.Allocation)
@@ -226,7 +230,7 @@ func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) ma
 		var now map[types.UID]bool
 		for _, pi := range before.GetPods() {
 			pod := pi.GetPod()
-			if !usesClaims(pod) {
+			if !hasClaims(pod) {
 				continue
 			}
 			if now == nil {
@@ -242,12 +246,6 @@ func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) ma
 		}
 	}
 	return removed
-}
-
-// usesClaims reports whether the pod names a claim, in its spec or for its
-// DRA-backed extended resources.
-func usesClaims(pod *v1.Pod) bool {
-	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
 }
 
 // stillRunsOn reports whether the informer has the pod, the same one, on
@@ -356,9 +354,6 @@ func (pl *DRAAllocator) fitGangReprieve(ctx context.Context, cs fwk.CycleState, 
 		// reprieved victim still leaves room.
 		return nodeUnresolvable(logger, reprieveReason, pod, node)
 	}
-	found := s.foundDevices(results)
-	s.mu.Lock()
-	s.results[node.Name] = found
-	s.mu.Unlock()
+	s.keepFound(node.Name, results)
 	return nil
 }

@@ -18,6 +18,8 @@ package draallocator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -172,21 +174,13 @@ func TestAPodDeletedSinceItWasSeenIsNotTakenForARemovedOne(t *testing.T) {
 		t.Error("the NodeInfos seen are taken for a mutation session")
 	}
 	if got := pl.removedPods(seen, copies); len(got) != 2 || got[lows[0].UID] == nil || got[lows[1].UID] == nil {
-		t.Errorf("removed pods %v, want low-0 and low-1", podNamesOf(got))
+		t.Errorf("removed pods %v, want low-0 and low-1", podNames(slices.Collect(maps.Values(got))))
 	}
 	h.deletePod(lows[1])
 	h.eventually("the informer to lose low-1", func() bool { return !pl.stillRunsOn(lows[1], "node-1") })
 	if got := pl.removedPods(seen, copies); len(got) != 1 || got[lows[0].UID] == nil {
-		t.Errorf("removed pods %v once low-1 is deleted, want low-0 alone", podNamesOf(got))
+		t.Errorf("removed pods %v once low-1 is deleted, want low-0 alone", podNames(slices.Collect(maps.Values(got))))
 	}
-}
-
-func podNamesOf[K comparable](pods map[K]*v1.Pod) []string {
-	var names []string
-	for _, p := range pods {
-		names = append(names, p.Name)
-	}
-	return names
 }
 
 func TestTheReRunRanksNodesAndPlacementsByTheVictimsDevicesTheyNeed(t *testing.T) {

@@ -187,13 +187,7 @@ func (pl *DRAAllocator) released(d *dryRun, node string, staying []fwk.PodInfo) 
 	if len(d.added) == 0 && d.releases.cover(d.removed) {
 		return d.releases.freedBy(d.removed)
 	}
-	releases := eviction.ReleasesBy(node, d.removed, func() []*v1.Pod {
-		pods := make([]*v1.Pod, 0, len(staying))
-		for _, pi := range staying {
-			pods = append(pods, pi.GetPod())
-		}
-		return pods
-	}, claimLookup{pl})
+	releases := eviction.ReleasesBy(node, d.removed, func() []*v1.Pod { return podsOf(staying) }, claimLookup{pl})
 	if len(d.added) == 0 {
 		d.releases = newDryRunReleases(d.removed, releases)
 	}
@@ -202,6 +196,15 @@ func (pl *DRAAllocator) released(d *dryRun, node string, staying []fwk.PodInfo) 
 		out = append(out, r.Allocation)
 	}
 	return out
+}
+
+// podsOf returns the pods of infos, in order.
+func podsOf(infos []fwk.PodInfo) []*v1.Pod {
+	pods := make([]*v1.Pod, 0, len(infos))
+	for _, pi := range infos {
+		pods = append(pods, pi.GetPod())
+	}
+	return pods
 }
 
 // nominatedDevices returns what the pods added to the node take there,

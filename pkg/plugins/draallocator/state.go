@@ -131,6 +131,16 @@ func (s *stateData) foundDevices(results []resourceapi.AllocationResult) foundDe
 	return found
 }
 
+// keepFound files the devices found on node (foundDevices) and caches them
+// for Score and Reserve.
+func (s *stateData) keepFound(node string, results []resourceapi.AllocationResult) foundDevices {
+	found := s.foundDevices(results)
+	s.mu.Lock()
+	s.results[node] = found
+	s.mu.Unlock()
+	return found
+}
+
 // all returns the devices found, the extended-resource claim's last.
 func (f foundDevices) all() []resourceapi.AllocationResult {
 	out := make([]resourceapi.AllocationResult, 0, len(f.claims)+1)
