@@ -19,7 +19,6 @@ package integration
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -71,13 +70,16 @@ func testGangPreemption(t *testing.T, config string) {
 		victims int
 		// terminating is how long an evicted pod takes to go.
 		terminating time.Duration
+		// never: the gang's pods have preemptionPolicy Never.
+		never bool
 	}{
-		{"a gang of six evicts the six pods holding every GPU", nodes, 6, 6, kubeletDelay},
-		{"a gang of four evicts four of the six pods holding every GPU, not all six", nodes, 4, 4, kubeletDelay},
-		{"a gang of four evicts only the two pods holding the GPUs it lacks", []string{"n0", "n1"}, 4, 2, kubeletDelay},
-		{"a gang of two takes the two free GPUs and evicts nobody", []string{"n0", "n1"}, 2, 0, kubeletDelay},
-		{"a gang of seven that six GPUs cannot hold evicts nobody", nodes, 7, -1, kubeletDelay},
-		{"a gang whose victims take 3s to go does not preempt again meanwhile", nodes, 4, 4, slowKubeletDelay},
+		{"a gang of six evicts the six pods holding every GPU", nodes, 6, 6, kubeletDelay, false},
+		{"a gang of four evicts four of the six pods holding every GPU, not all six", nodes, 4, 4, kubeletDelay, false},
+		{"a gang of four evicts only the two pods holding the GPUs it lacks", []string{"n0", "n1"}, 4, 2, kubeletDelay, false},
+		{"a gang of two takes the two free GPUs and evicts nobody", []string{"n0", "n1"}, 2, 0, kubeletDelay, false},
+		{"a gang of seven that six GPUs cannot hold evicts nobody", nodes, 7, -1, kubeletDelay, false},
+		{"a gang whose victims take 3s to go does not preempt again meanwhile", nodes, 4, 4, slowKubeletDelay, false},
+		{"a gang whose pods never preempt evicts nobody", nodes, 4, -1, kubeletDelay, true},
 	} {
 		group := fmt.Sprintf("train-%d", i)
 		root.Run(tc.name, func(t *testing.T) {
@@ -88,7 +90,12 @@ func testGangPreemption(t *testing.T, config string) {
 			for _, n := range tc.lowsOn {
 				lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
 			}
-			gang := e.highGang(group, tc.gang, "")
+			var gang []string
+			if tc.never {
+				gang = e.createHighGang(group, tc.gang, "", "gpu", "gpu-1", func(pod *v1.Pod) { pod.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever) })
+			} else {
+				gang = e.highGang(group, tc.gang, "")
+			}
 			if tc.victims < 0 {
 				t.Logf("the gang stays pending: %s", e.stayPending(gang, lows))
 				return
@@ -166,6 +173,13 @@ func (e *env) highGang(name string, size int, topologyKey string) []string {
 // the group's claim where groupClaims declare one of that name.
 func (e *env) highGangWith(name string, size int, topologyKey, claim, template string, groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
 	e.t.Helper()
+	return e.createHighGang(name, size, topologyKey, claim, template, nil, groupClaims...)
+}
+
+// createHighGang is highGangWith with each pod changed by mutate, if set,
+// before it is created.
+func (e *env) createHighGang(name string, size int, topologyKey, claim, template string, mutate func(*v1.Pod), groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
+	e.t.Helper()
 	group := e.gangPodGroup(name, size, groupClaims...)
 	group.Spec.PriorityClassName = "high"
 	if topologyKey != "" {
@@ -177,38 +191,11 @@ func (e *env) highGangWith(name string, size int, topologyKey, claim, template s
 		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).PriorityClass("high").
 			GracePeriod(preemptionGracePeriod).ClaimFromTemplate(claim, template).Obj()
 		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
+		if mutate != nil {
+			mutate(pod)
+		}
 		e.create(pod)
 		pods = append(pods, pod.Name)
 	}
 	return slices.Clip(pods)
-}
-
-// TestAHighPriorityGangPreemptsInTheRackThatCostsTheFewestVictims: with a
-// topology constraint, the gang's preemption is planned per rack, and the
-// rack whose devices need the fewest victims wins (issue 55, point 2):
-// rack-1's four GPUs are all held by low pods, rack-2 has two free and two
-// held, so a gang of four in one rack evicts rack-2's two pods, not
-// rack-1's four.
-func TestAHighPriorityGangPreemptsInTheRackThatCostsTheFewestVictims(t *testing.T) {
-	e := startTopologyCluster(t, topologyConfig)
-	e.createPreemptionPriorities()
-	e.startKubeletStandIn()
-	const driver = "rackpreempt.example.com"
-	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1))
-	for _, n := range []struct{ name, rack string }{{"r1-a", "rack-1"}, {"r1-b", "rack-1"}, {"r2-a", "rack-2"}, {"r2-b", "rack-2"}} {
-		e.create(rackNode(n.name, n.rack, driver, 2)...)
-	}
-	rack1 := append(e.fill("low-r1-a", "low", "gpu-1", "r1-a", 2), e.fill("low-r1-b", "low", "gpu-1", "r1-b", 2)...)
-	rack2 := e.fill("low-r2-a", "low", "gpu-1", "r2-a", 2)
-	gang := e.highGang("train", 4, "rack")
-	for _, name := range gang {
-		if pod := e.waitScheduled(name); !strings.HasPrefix(pod.Spec.NodeName, "r2-") {
-			t.Errorf("gang pod %s is on %s, want a node of rack-2", name, pod.Spec.NodeName)
-		}
-	}
-	if victims := e.evicted(append(slices.Clone(rack1), rack2...)); !slices.Equal(victims, rack2) {
-		t.Fatalf("pods %v were evicted for the gang, want rack-2's %v; events of %s: %s", victims, rack2, gang[0], describeEvents(e.schedulerEvents(gang[0])))
-	}
-	e.holdsFor(2*time.Second, "rack-1's pods to stay", func() string { return e.intact(rack1...) })
-	e.checkNoDeviceTwice()
 }

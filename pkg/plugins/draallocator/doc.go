@@ -46,7 +46,8 @@ limitations under the License.
 //	                    placementlimit.go       r the PodGroup's status; no state of its own
 //	ScorePlacement,     placementscore.go r each pod's stateData (alloc, results);
 //	NormalizePlacement-                   no state of its own
-//	Score
+//	Score               gangpreemptionrank.go  w gangPreemption.ranks (a re-run's
+//	                                      victims per placement, mu)
 //	Reserve, Unreserve  reserve.go        r results; w claims[i].allocation, inFlight,
 //	                                      ext.chosen; groupState.pending; gangPlan placed
 //	PreBindPreFlight,   prebind.go,       r stateData; w claims[i].claim, statusPatched;
@@ -188,8 +189,11 @@ limitations under the License.
 //     lower-priority pods and tells no plugin which; the plugin tells the
 //     re-run by its NodeInfo copies, frees the removed pods' claims
 //     (eviction.ReleasesAcross) for its allocators and placements, ranks
-//     nodes and placements by the victims' devices they need, and answers
-//     each reprieve over the tracker with the victims given back taken
+//     nodes by the victims' devices they need and placements by the
+//     victims DefaultPreemption's reprieve would leave there, in its order
+//     of candidates (gangpreemptionrank.go: PodDisruptionBudget
+//     violations, highest priority, sum, count, start), and answers each
+//     reprieve over the tracker with the victims given back taken
 //     (docs/design/gang-preemption.md).
 //   - Guard (entrypoints.go, guard.go): every entry point recovers a panic
 //     as that pod's failure, naming the plugin, logged and counted;
@@ -238,7 +242,8 @@ limitations under the License.
 //     (a mutation session) frees devices for a pod group, and only those
 //     of pods that still run where the snapshot had them; a reprieve
 //     frees nothing a reprieved pod needs and keeps what the group holds
-//     in flight taken.
+//     in flight taken. Ranking a re-run's placements by their victims
+//     only reads the pods' cycle states and allocators built for it.
 //   - A bug for one pod never stops scheduling for the others.
 //   - Filter, its explanation included, ends within filterTimeout.
 package draallocator

@@ -141,10 +141,17 @@ func (pl *DRAAllocator) ScorePlacement(ctx context.Context, _ fwk.PlacementCycle
 func (pl *DRAAllocator) PlacementScoreExtensions() fwk.PlacementScoreExtensions { return pl }
 
 // NormalizePlacementScore stretches one cycle's placement scores to
-// 0–100.
-func (pl *DRAAllocator) NormalizePlacementScore(ctx context.Context, _ fwk.PodGroupCycleState, _ fwk.PodGroupInfo, scores []fwk.PlacementScore) (status *fwk.Status) {
+// 0–100; in a pod group preemption's re-run it ranks them by their
+// victims instead (gangpreemptionrank.go).
+func (pl *DRAAllocator) NormalizePlacementScore(ctx context.Context, gcs fwk.PodGroupCycleState, podGroup fwk.PodGroupInfo, scores []fwk.PlacementScore) (status *fwk.Status) {
 	defer pl.guard.recoverStatus(ctx, "NormalizePlacementScore", nil, &status)
 	pl.guard.enter("NormalizePlacementScore", nil)
+	if g := foundGangPreemption(gcs); g != nil {
+		if ranked := g.rankByVictims(scores); ranked != nil {
+			pl.explainPreemptionDomains(ctx, podGroup, ranked)
+			return nil
+		}
+	}
 	normalizePlacementScores(scores)
 	return nil
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // Preemption for a pod group's devices (issue 55,
@@ -75,8 +76,10 @@ type seenNodeInfos map[string]fwk.NodeInfo
 // DefaultPreemption removed from the snapshot and what evicting them frees.
 // The pods of the re-run share it, through the pod-group cycle state.
 type gangPreemption struct {
-	// removed are the pods with claims that are in the snapshot no more.
-	removed map[types.UID]*v1.Pod
+	// removed are the pods with claims that are in the snapshot no more,
+	// and removedInfos the snapshot's PodInfos of them.
+	removed      map[types.UID]*v1.Pod
+	removedInfos []fwk.PodInfo
 	// releases are what evicting them frees, each with the pods it needs.
 	releases []eviction.Release
 	// freed are the releases' allocations.
@@ -92,6 +95,9 @@ type gangPreemption struct {
 	victimDevices map[structured.DeviceID]bool
 	// reprieving is set once DefaultPreemption gives a removed pod back.
 	reprieving atomic.Bool
+	// ranks are the victims of the re-run's placements
+	// (gangpreemptionrank.go).
+	ranks placementRanks
 }
 
 // gangPreemptionEntry holds the cycle's gangPreemption in the pod-group
@@ -110,12 +116,25 @@ func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCy
 	if gcs == nil || !pl.preemptionEnabled() {
 		return nil
 	}
-	if e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey)); err == nil {
-		return e.g
+	if _, err := gcs.Read(gangPreemptionKey); err == nil {
+		return foundGangPreemption(gcs)
 	}
 	g := pl.findGangPreemption(ctx)
 	gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: g})
 	return g
+}
+
+// foundGangPreemption returns the preemption gangPreemptionOf found for
+// the pod-group cycle gcs, nil if none or not asked yet.
+func foundGangPreemption(gcs fwk.PodGroupCycleState) *gangPreemption {
+	if gcs == nil {
+		return nil
+	}
+	e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey))
+	if err != nil {
+		return nil
+	}
+	return e.g
 }
 
 // groupAllocator is syncedAllocator for the placements of the pod-group
@@ -154,7 +173,11 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 		return nil
 	}
 	start := time.Now()
-	removed := pl.removedPods(*seen, infos)
+	removedInfos := pl.removedPods(*seen, infos)
+	removed := make(map[types.UID]*v1.Pod, len(removedInfos))
+	for _, pi := range removedInfos {
+		removed[pi.GetPod().UID] = pi.GetPod()
+	}
 	// The staying pods of a node are listed only where a removed pod's
 	// claim could be given back (ReleasesBy asks lazily).
 	byName := make(map[string]fwk.NodeInfo, len(infos))
@@ -167,7 +190,7 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 		}
 		return nil
 	}
-	g := &gangPreemption{removed: removed}
+	g := &gangPreemption{removed: removed, removedInfos: removedInfos}
 	g.releases = eviction.ReleasesAcross(removed, stayingOn, claimLookup{pl})
 	g.victimDevices = map[structured.DeviceID]bool{}
 	for _, r := range g.releases {
@@ -194,6 +217,7 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 			g.releasing = append(g.releasing, alloc)
 		}
 	}
+	metrics.GroupPreemptionReruns.Inc()
 	logger.V(4).Info("Pod group preemption's re-run: devices of removed pods count as free", "removedPods", len(removed), "freedClaims", len(g.freed),
 		"releasingClaims", len(g.releasing), "took", time.Since(start))
 	return g
@@ -220,8 +244,8 @@ func replacedEvery(seen seenNodeInfos, infos []fwk.NodeInfo) bool {
 // removedPods returns the pods with claims that the NodeInfos seen hold
 // and the current ones lack, and that are still running where they were:
 // a pod deleted meanwhile frees its claims in the tracker, not here.
-func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) map[types.UID]*v1.Pod {
-	removed := map[types.UID]*v1.Pod{}
+func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) []fwk.PodInfo {
+	var removed []fwk.PodInfo
 	for _, ni := range infos {
 		before, ok := seen[ni.Node().Name]
 		if !ok {
@@ -242,7 +266,7 @@ func (pl *DRAAllocator) removedPods(seen seenNodeInfos, infos []fwk.NodeInfo) ma
 			if now[pod.UID] || !pl.stillRunsOn(pod, ni.Node().Name) {
 				continue
 			}
-			removed[pod.UID] = pod
+			removed = append(removed, pi)
 		}
 	}
 	return removed
@@ -278,6 +302,12 @@ func (g *gangPreemption) freedWithout(reprieved map[types.UID]*v1.Pod) []*resour
 			evicted[uid] = pod
 		}
 	}
+	return g.freedBy(evicted)
+}
+
+// freedBy returns what evicting evicted, removed pods, frees (the
+// releases that need none but them), with the claims being released.
+func (g *gangPreemption) freedBy(evicted map[types.UID]*v1.Pod) []*resourceapi.AllocationResult {
 	var out []*resourceapi.AllocationResult
 	for _, r := range g.releases {
 		if r.FreedBy(evicted) {

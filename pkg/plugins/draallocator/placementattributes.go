@@ -136,7 +136,7 @@ func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGrou
 	if why != "" {
 		return nil, fwk.NewStatus(fwk.Unschedulable, why)
 	}
-	placements = pl.limitPlacements(ctx, alloc, group, placements)
+	placements = pl.limitPlacements(ctx, gcs, alloc, group, placements)
 	rec := &attributeDomains{key: key, order: placements, values: map[*fwk.Placement]string{}, allNodes: len(all), bound: map[fwk.PlacementCycleState]*fwk.Placement{}}
 	for _, p := range placements {
 		rec.values[p] = p.Name

@@ -105,7 +105,7 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 	if why != "" {
 		return nil, fwk.NewStatus(fwk.Unschedulable, why)
 	}
-	placements = pl.limitPlacements(ctx, alloc, group, placements)
+	placements = pl.limitPlacements(ctx, gcs, alloc, group, placements)
 	klog.FromContext(ctx).V(4).Info("Generated placements", "podGroup", name, "key", key, "placements", len(placements), "pinnedTo", required)
 	return &fwk.GeneratePlacementsResult{Placements: placements}, nil
 }

@@ -43,23 +43,34 @@ import (
 // failed an attempt (its PodGroupInitiallyScheduled condition is False)
 // is tried in every domain that may fit, as upstream's generator does,
 // so that a domain the ranking left out is never out of reach for good.
+// In a pod group preemption's re-run the domains kept are those with the
+// most devices free without evicting anybody: they need the fewest
+// victims, which ScorePlacement then ranks exactly
+// (gangpreemptionrank.go).
 
 // limitPlacements keeps at most MaxPlacements of placements for a
 // PodGroup that has not failed an attempt, those ranked first by the
-// devices in use now, in their given order; otherwise (no limit, few
+// devices in use now (free now, in the re-run of gcs's preemption), in
+// their given order; otherwise (no limit, few
 // enough placements, a failed attempt, a composite group) it returns
 // placements as they are.
-func (pl *DRAAllocator) limitPlacements(ctx context.Context, alloc *allocator.Allocator, group fwk.PodGroupInfo, placements []*fwk.Placement) []*fwk.Placement {
+func (pl *DRAAllocator) limitPlacements(ctx context.Context, gcs fwk.PodGroupCycleState, alloc *allocator.Allocator, group fwk.PodGroupInfo, placements []*fwk.Placement) []*fwk.Placement {
 	limit := int(pl.args.MaxPlacements)
 	pg := group.GetPodGroup()
 	if limit == 0 || len(placements) <= limit || pg == nil || failedBefore(pg) {
 		return placements
 	}
-	order := placementOccupancyOrder(pl.args.PlacementScoring)
+	score := func(used, total int) int64 {
+		return placementOccupancyOrder(pl.args.PlacementScoring).score(used, total)
+	}
+	if foundGangPreemption(gcs) != nil {
+		// alloc frees the victims' devices: count those free now.
+		alloc = pl.newAllocator()
+		score = func(used, total int) int64 { return int64(total - used) }
+	}
 	scores := make(map[*fwk.Placement]int64, len(placements))
 	for _, p := range placements {
-		used, total := alloc.Occupancy(nodeObjects(p.Nodes), nil)
-		scores[p] = order.score(used, total)
+		scores[p] = score(alloc.Occupancy(nodeObjects(p.Nodes), nil))
 	}
 	ranked := slices.Clone(placements)
 	slices.SortStableFunc(ranked, func(a, b *fwk.Placement) int { return cmp.Compare(scores[b], scores[a]) })

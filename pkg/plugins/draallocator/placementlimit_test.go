@@ -41,10 +41,14 @@ func TestAGroupsFirstAttemptIsLimitedToTheDomainsItsDevicesFitBest(t *testing.T)
 		limit      int32
 		strategy   config.PlacementScoringType
 		conditions []metav1.Condition
-		want       []string
+		// reRun: the cycle is a pod group preemption's re-run.
+		reRun bool
+		want  []string
 	}{
 		{name: "MostAllocated keeps the fullest racks, in name order", limit: 2, strategy: config.PlacementMostAllocated, want: []string{"b", "d"}},
 		{name: "LeastAllocated keeps the emptiest racks, ties by name", limit: 2, strategy: config.PlacementLeastAllocated, want: []string{"a", "c"}},
+		{name: "a preemption's re-run keeps the racks with the most devices free now, whatever the strategy", limit: 2,
+			strategy: config.PlacementMostAllocated, reRun: true, want: []string{"a", "c"}},
 		{name: "a limit of every rack or more keeps them all", limit: 4, strategy: config.PlacementMostAllocated, want: []string{"a", "b", "c", "d"}},
 		{name: "no limit keeps them all, as upstream", limit: 0, strategy: config.PlacementMostAllocated, want: []string{"a", "b", "c", "d"}},
 		{name: "after a failed attempt every rack is tried, as upstream", limit: 1, strategy: config.PlacementMostAllocated, conditions: failed,
@@ -73,7 +77,11 @@ func TestAGroupsFirstAttemptIsLimitedToTheDomainsItsDevicesFitBest(t *testing.T)
 			pl.args.MaxPlacements, pl.args.PlacementScoring = tc.limit, tc.strategy
 			info := &framework.PodGroupInfo{Namespace: testNamespace, Name: pg.Name, PodGroup: pg,
 				UnscheduledPods: []*v1.Pod{gangPod("pod-0"), gangPod("pod-1")}}
-			got, st := pl.GeneratePlacements(h.ctx, framework.NewCycleState(), info, &fwk.Placement{Nodes: h.nodes})
+			gcs := framework.NewCycleState()
+			if tc.reRun {
+				gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: &gangPreemption{}})
+			}
+			got, st := pl.GeneratePlacements(h.ctx, gcs, info, &fwk.Placement{Nodes: h.nodes})
 			if !st.IsSuccess() {
 				t.Fatalf("status %v", st)
 			}
@@ -88,7 +96,7 @@ func TestACompositeGroupIsNeverLimited(t *testing.T) {
 	pl := &DRAAllocator{args: &config.DRAAllocatorArgs{MaxPlacements: 1}}
 	placements := []*fwk.Placement{{Name: "a"}, {Name: "b"}}
 	// No PodGroup: a composite group, whose conditions are its pod groups'.
-	got := pl.limitPlacements(context.Background(), nil, &framework.PodGroupInfo{Namespace: testNamespace, Name: "composite"}, placements)
+	got := pl.limitPlacements(context.Background(), nil, nil, &framework.PodGroupInfo{Namespace: testNamespace, Name: "composite"}, placements)
 	if !slices.Equal(got, placements) {
 		t.Errorf("a composite group's placements were limited to %v", got)
 	}

@@ -18,12 +18,14 @@ package draallocator
 
 import (
 	"context"
+	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // Placements ranked by their devices (issue 39, docs/design/topology.md).
@@ -69,12 +71,15 @@ func (pl *DRAAllocator) scorePlacement(ctx context.Context, podGroup fwk.PodGrou
 		return 0, nil
 	}
 	if preemption != nil {
-		// A pod group preemption's re-run: the placement that needs the
-		// fewest victims' devices wins.
-		score := preemption.victimScore(results)
-		klog.FromContext(ctx).V(4).Info("Scored a placement by the victims' devices it needs", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
-			"placement", placement.Name, "score", score)
-		return score, nil
+		// A pod group preemption's re-run: the placement whose victims
+		// are the cheapest wins (gangpreemptionrank.go).
+		start := time.Now()
+		victims := pl.victimsOf(ctx, preemption, placement)
+		metrics.GroupPreemptionRanking.Observe(time.Since(start).Seconds())
+		preemption.keepVictims(placement.Placement, victims)
+		klog.FromContext(ctx).V(4).Info("Scored a placement by the victims it needs", "podGroup", klog.KRef(podGroup.GetNamespace(), podGroup.GetName()),
+			"placement", placement.Name, "victims", victims.podNames(), "pdbViolations", victims.pdbViolations)
+		return preemption.victimScore(results), nil
 	}
 	used, total := alloc.Occupancy(nodeObjects(placement.Nodes), results)
 	score := placementOccupancyOrder(pl.args.PlacementScoring).score(used, total)

@@ -28,6 +28,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/dynamic-resource-allocation/structured"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
@@ -51,10 +52,13 @@ type DRAAllocator struct {
 	client     kubernetes.Interface
 	draManager fwk.SharedDRAManager
 	podLister  corelisters.PodLister
-	gates      feature.Features
-	features   structured.Features
-	args       *config.DRAAllocatorArgs
-	policy     allocator.Policy
+	// pdbLister lists the PodDisruptionBudgets a pod group preemption's
+	// placements are ranked by; nil with preemption disabled.
+	pdbLister policylisters.PodDisruptionBudgetLister
+	gates     feature.Features
+	features  structured.Features
+	args      *config.DRAAllocatorArgs
+	policy    allocator.Policy
 	// bindingPoll is how often PreBind looks at binding conditions.
 	bindingPoll time.Duration
 	// placements outlives cycles: where allocations' devices are in the
@@ -133,7 +137,12 @@ func NewFactory(opts Options) func(ctx context.Context, obj runtime.Object, h fw
 		if args.DeviceSelectionPolicy == config.Packing {
 			policy = allocator.Packing
 		}
+		var pdbLister policylisters.PodDisruptionBudgetLister
+		if args.Preemption != config.PreemptionDisabled {
+			pdbLister = h.SharedInformerFactory().Policy().V1().PodDisruptionBudgets().Lister()
+		}
 		return &DRAAllocator{
+			pdbLister:   pdbLister,
 			handle:      h,
 			client:      h.ClientSet(),
 			draManager:  h.SharedDRAManager(),

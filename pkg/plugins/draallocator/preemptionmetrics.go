@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
+	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
@@ -77,8 +78,13 @@ func (w *preemptionWatch) update(old, pod *v1.Pod) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if by := preemptedBy(pod); by != "" && preemptedBy(old) == "" && w.profiles.Has(by) {
-		metrics.PreemptionVictims.Inc()
+	if by, forGroup := preemptedBy(pod); by != "" && w.profiles.Has(by) {
+		if before, _ := preemptedBy(old); before == "" {
+			metrics.PreemptionVictims.Inc()
+			if forGroup {
+				metrics.GroupPreemptionVictims.Inc()
+			}
+		}
 	}
 	if !w.profiles.Has(pod.Spec.SchedulerName) {
 		return
@@ -105,15 +111,17 @@ func (w *preemptionWatch) forget(uid types.UID) {
 
 // preemptedBy is the scheduler that preempted the pod, read from the
 // DisruptionTarget condition kube-scheduler's preemption sets ("<scheduler
-// name>: preempting to accommodate ..."); "" if none did.
-func preemptedBy(pod *v1.Pod) string {
+// name>: preempting to accommodate a higher priority <pod, podgroup or
+// compositepodgroup>"), and whether it did for a pod group; "" if none
+// did.
+func preemptedBy(pod *v1.Pod) (scheduler string, forGroup bool) {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == v1.DisruptionTarget && c.Status == v1.ConditionTrue && c.Reason == v1.PodReasonPreemptionByScheduler {
-			name, _, ok := strings.Cut(c.Message, ": ")
+			name, rest, ok := strings.Cut(c.Message, ": ")
 			if ok {
-				return name
+				return name, !strings.HasSuffix(rest, " "+string(fwk.PodKeyType))
 			}
 		}
 	}
-	return ""
+	return "", false
 }

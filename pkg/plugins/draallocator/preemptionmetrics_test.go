@@ -27,12 +27,18 @@ import (
 )
 
 // preempted returns the pod with the DisruptionTarget condition that
-// scheduler's preemption sets.
+// scheduler's preemption sets for a pod.
 func preempted(pod *v1.Pod, scheduler string) *v1.Pod {
+	return preemptedFor(pod, scheduler, "pod")
+}
+
+// preemptedFor is preempted for a preemptor of the kind ("pod",
+// "podgroup").
+func preemptedFor(pod *v1.Pod, scheduler, kind string) *v1.Pod {
 	pod = pod.DeepCopy()
 	pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{
 		Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler,
-		Message: scheduler + ": preempting to accommodate a higher priority pod",
+		Message: scheduler + ": preempting to accommodate a higher priority " + kind,
 	})
 	return pod
 }
@@ -43,14 +49,17 @@ func TestPreemptionMetricsCountThisSchedulersVictimsWithClaimsOnce(t *testing.T)
 	withoutClaim := withClaim.DeepCopy()
 	withoutClaim.Spec.ResourceClaims = nil
 	for _, tc := range []struct {
-		name     string
-		old, new *v1.Pod
-		want     float64
+		name            string
+		old, new        *v1.Pod
+		want, wantGroup float64
 	}{
-		{"a pod with claims that a profile of ours preempted counts", withClaim, preempted(withClaim, "dra-scheduler"), 1},
-		{"a later update of the same victim does not count again", preempted(withClaim, "dra-scheduler"), preempted(withClaim, "dra-scheduler"), 0},
-		{"another scheduler's victim does not count", withClaim, preempted(withClaim, "default-scheduler"), 0},
-		{"a victim without claims does not count", withoutClaim, preempted(withoutClaim, "dra-scheduler"), 0},
+		{"a pod with claims that a profile of ours preempted counts", withClaim, preempted(withClaim, "dra-scheduler"), 1, 0},
+		{"a pod with claims preempted for a pod group counts as a group's victim too", withClaim, preemptedFor(withClaim, "dra-scheduler", "podgroup"), 1, 1},
+		{"a pod with claims preempted for a composite pod group counts as a group's victim too", withClaim, preemptedFor(withClaim, "dra-scheduler", "compositepodgroup"), 1, 1},
+		{"a later update of the same victim does not count again", preempted(withClaim, "dra-scheduler"), preempted(withClaim, "dra-scheduler"), 0, 0},
+		{"a later update of a group's victim does not count again", preemptedFor(withClaim, "dra-scheduler", "podgroup"), preemptedFor(withClaim, "dra-scheduler", "podgroup"), 0, 0},
+		{"another scheduler's victim does not count", withClaim, preemptedFor(withClaim, "default-scheduler", "podgroup"), 0, 0},
+		{"a victim without claims does not count", withoutClaim, preemptedFor(withoutClaim, "dra-scheduler", "podgroup"), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newPreemptionWatch()
@@ -59,10 +68,18 @@ func TestPreemptionMetricsCountThisSchedulersVictimsWithClaimsOnce(t *testing.T)
 			if err != nil {
 				t.Fatal(err)
 			}
+			beforeGroup, err := testutil.GetCounterMetricValue(metrics.GroupPreemptionVictims)
+			if err != nil {
+				t.Fatal(err)
+			}
 			w.update(tc.old, tc.new)
 			after, _ := testutil.GetCounterMetricValue(metrics.PreemptionVictims)
 			if got := after - before; got != tc.want {
 				t.Errorf("victims counted: %v, want %v", got, tc.want)
+			}
+			afterGroup, _ := testutil.GetCounterMetricValue(metrics.GroupPreemptionVictims)
+			if got := afterGroup - beforeGroup; got != tc.wantGroup {
+				t.Errorf("group victims counted: %v, want %v", got, tc.wantGroup)
 			}
 		})
 	}

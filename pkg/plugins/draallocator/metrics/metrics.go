@@ -194,6 +194,41 @@ var (
 	})
 )
 
+// Preemption for pod groups' devices (issue 55). kube-scheduler's own
+// scheduler_workload_preemption_attempts_total,
+// scheduler_workload_preemption_victims and
+// scheduler_preemption_evaluation_duration_seconds{preemptor_type="podgroup"}
+// count and time every pod group preemption; these are the plugin's part.
+var (
+	// GroupPreemptionReruns counts the pod group preemption re-runs in
+	// which the plugin freed the removed pods' devices.
+	GroupPreemptionReruns = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "group_preemption_reruns_total",
+		Help:           "Pod group preemption re-runs (DefaultPreemption's PodGroupPostFilter scheduling the group again without lower-priority pods) in which the plugin counted the removed pods' devices as free.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// GroupPreemptionVictims counts the pods with resource claims that a
+	// profile of this scheduler preempted for a pod group.
+	GroupPreemptionVictims = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "group_preemption_victims_total",
+		Help:           "Pods with resource claims that a profile of this scheduler preempted for a pod group (DisruptionTarget condition, reason PreemptionByScheduler, naming a pod group); also counted in preemption_victims_total.",
+		StabilityLevel: metrics.ALPHA,
+	})
+
+	// GroupPreemptionRanking is the time the plugin spends estimating the
+	// victims of one placement of a re-run.
+	GroupPreemptionRanking = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "group_preemption_placement_ranking_seconds",
+		Help:           "Time ScorePlacement spent estimating the victims a placement of a pod group preemption's re-run needs, per placement.",
+		Buckets:        metrics.ExponentialBuckets(0.0001, 2.5, 14),
+		StabilityLevel: metrics.ALPHA,
+	})
+)
+
 // The consistency check of the plugin's long-lived state (issue 41).
 var (
 	// CacheDifferences counts the differences between the plugin's
@@ -236,6 +271,7 @@ func Register() {
 			CELCachedExpressions, CELCachedChains, CELCacheBytes, CELCacheEvictions,
 			Inventory, ClaimsAllocated, ClaimsDeallocated, DoubleAllocations, PreBindConflicts, PluginPanics,
 			PreemptionVictims, PreemptionNominatedToBound, PreemptionReleaseWaits,
+			GroupPreemptionReruns, GroupPreemptionVictims, GroupPreemptionRanking,
 			CacheDifferences, ConsistencyCheckDifferences, ConsistencyCheckDuration)
 		BuildInfo.WithLabelValues(version.Version(), version.Kubernetes(), runtime.Version()).Set(1)
 	})
