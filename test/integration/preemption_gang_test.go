@@ -24,6 +24,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
@@ -55,6 +56,11 @@ func testGangPreemption(t *testing.T, config string) {
 	const driver = "gangpreempt.example.com"
 	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("gpu-1", e.ns, "gpu", driver, 1),
 		objects.ClaimTemplate("gpu-2", e.ns, "gpu", driver, 2))
+	never := objects.PriorityClass("high-never", preemptionPriorities["high"])
+	never.PreemptionPolicy = ptr.To(v1.PreemptNever)
+	if _, err := e.client.SchedulingV1().PriorityClasses().Create(e.ctx, never, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create PriorityClass high-never: %v", err)
+	}
 	nodes := []string{"n0", "n1", "n2"}
 	for _, n := range nodes {
 		e.create(gpuNode(n, driver, 2)...)
@@ -92,7 +98,7 @@ func testGangPreemption(t *testing.T, config string) {
 			}
 			var gang []string
 			if tc.never {
-				gang = e.createHighGang(group, tc.gang, "", "gpu", "gpu-1", func(pod *v1.Pod) { pod.Spec.PreemptionPolicy = ptr.To(v1.PreemptNever) })
+				gang = e.priorityGang(group, "high", tc.gang, "", "gpu", "gpu-1", func(pod *v1.Pod) { pod.Spec.PriorityClassName = "high-never" })
 			} else {
 				gang = e.highGang(group, tc.gang, "")
 			}
@@ -137,6 +143,22 @@ func testGangPreemption(t *testing.T, config string) {
 		e.holdsFor(2*time.Second, "the late pod to stay unbound", func() string { return e.unbound("late") })
 		e.checkNoDeviceTwice()
 	})
+	root.Run("a gang evicts the pods of a low-priority gang it needs, no more", func(t *testing.T) {
+		e.preemptionCase(t)
+		lows := e.priorityGang("low-gang", "low", 4, "", "gpu", "gpu-1", nil)
+		for _, name := range lows {
+			e.waitScheduled(name)
+		}
+		gang := e.highGang("train-over-gang", 4, "")
+		for _, name := range gang {
+			e.waitScheduled(name)
+		}
+		// Two GPUs were free: two of the low gang's pods go.
+		if victims := e.evicted(lows); len(victims) != 2 {
+			t.Fatalf("pods %v were evicted for the gang of 4, want 2 of %v; events of %s: %s", victims, lows, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+		}
+		e.checkNoDeviceTwice()
+	})
 	// Last: the PodGroup keeps its claim's two GPUs once its pods go.
 	root.Run("a gang sharing its PodGroup's claim of two GPUs evicts the two pods of one node", func(t *testing.T) {
 		e.preemptionCase(t)
@@ -173,22 +195,22 @@ func (e *env) highGang(name string, size int, topologyKey string) []string {
 // the group's claim where groupClaims declare one of that name.
 func (e *env) highGangWith(name string, size int, topologyKey, claim, template string, groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
 	e.t.Helper()
-	return e.createHighGang(name, size, topologyKey, claim, template, nil, groupClaims...)
+	return e.priorityGang(name, "high", size, topologyKey, claim, template, nil, groupClaims...)
 }
 
-// createHighGang is highGangWith with each pod changed by mutate, if set,
-// before it is created.
-func (e *env) createHighGang(name string, size int, topologyKey, claim, template string, mutate func(*v1.Pod), groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
+// priorityGang is highGangWith with the priority class given and each pod
+// changed by mutate, if set, before it is created.
+func (e *env) priorityGang(name, class string, size int, topologyKey, claim, template string, mutate func(*v1.Pod), groupClaims ...schedulingapi.PodGroupResourceClaim) []string {
 	e.t.Helper()
 	group := e.gangPodGroup(name, size, groupClaims...)
-	group.Spec.PriorityClassName = "high"
+	group.Spec.PriorityClassName = class
 	if topologyKey != "" {
 		group.Spec.SchedulingConstraints = &schedulingapi.PodGroupSchedulingConstraints{Topology: []schedulingapi.TopologyConstraint{{Key: topologyKey}}}
 	}
 	e.createPodGroup(group)
 	var pods []string
 	for i := range size {
-		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).PriorityClass("high").
+		pod := objects.MakePod(fmt.Sprintf("%s-%d", name, i), e.ns).Scheduler(schedulerapp.Name).PriorityClass(class).
 			GracePeriod(preemptionGracePeriod).ClaimFromTemplate(claim, template).Obj()
 		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(name)}
 		if mutate != nil {
