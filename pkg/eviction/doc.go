@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package eviction decides what evicting pods from a node gives back of
-// their devices: one rule, which DRAAllocator's preemption dry runs and
+// their devices, and how costly a set of victims is: one rule each, which
+// DRAAllocator's preemption (dry runs, a pod group's placements) and
 // kubectl dra explain's preemption report both call, so that the two can
 // never disagree about a victim.
 //
@@ -28,6 +29,10 @@ limitations under the License.
 // scheduler's DRA manager with allocations in flight; a snapshot of the
 // API) behind Claims. Which devices of a given-back allocation are local
 // to the node is the allocator's business (allocator.WhatIf).
+//
+// Cost orders victim sets as DefaultPreemption orders its candidates
+// (CompareCost); the callers build it from their victims (pods, or
+// upstream's preemption units) and say when each started.
 //
 // # Invariants
 //

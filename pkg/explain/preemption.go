@@ -19,7 +19,6 @@ package explain
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -277,44 +276,17 @@ func startTime(p *v1.Pod) *metav1.Time {
 }
 
 // better reports whether n is a better node to preempt on than o, as
-// DefaultPreemption's pickOneNodeForPreemption ranks them: fewer
-// PodDisruptionBudget violations, a lower highest victim priority, a
-// smaller sum of victim priorities, fewer victims, then the later start
-// of the highest-priority victims; o (found first) wins ties.
+// DefaultPreemption's pickOneNodeForPreemption ranks them
+// (eviction.CompareCost); o (found first) wins ties.
 func (n *nodePreemption) better(o *nodePreemption) bool {
-	if a, b := len(n.violating), len(o.violating); a != b {
-		return a < b
-	}
-	if a, b := corev1helpers.PodPriority(n.victims[0]), corev1helpers.PodPriority(o.victims[0]); a != b {
-		return a < b
-	}
-	if a, b := n.prioritySum(), o.prioritySum(); a != b {
-		return a < b
-	}
-	if a, b := len(n.victims), len(o.victims); a != b {
-		return a < b
-	}
-	return n.earliestTopStart().After(o.earliestTopStart().Time)
+	return eviction.CompareCost(n.cost(), o.cost()) < 0
 }
 
-// prioritySum adds the victims' priorities, each shifted to be positive
-// so that more victims never sum less.
-func (n *nodePreemption) prioritySum() int64 {
-	var sum int64
-	for _, p := range n.victims {
-		sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32) + 1
+// cost is what evicting the node's victims costs, each pod a unit.
+func (n *nodePreemption) cost() eviction.Cost {
+	c := eviction.Cost{PDBViolations: len(n.violating), Victims: make([]eviction.Victim, len(n.victims))}
+	for i, p := range n.victims {
+		c.Victims[i] = eviction.Victim{Priority: corev1helpers.PodPriority(p), Pods: 1, Start: startTime(p).Time}
 	}
-	return sum
-}
-
-// earliestTopStart is the earliest start among the highest-priority victims.
-func (n *nodePreemption) earliestTopStart() *metav1.Time {
-	top := corev1helpers.PodPriority(n.victims[0])
-	earliest := startTime(n.victims[0])
-	for _, p := range n.victims[1:] {
-		if corev1helpers.PodPriority(p) == top && startTime(p).Before(earliest) {
-			earliest = startTime(p)
-		}
-	}
-	return earliest
+	return c
 }

@@ -17,9 +17,7 @@ limitations under the License.
 package draallocator
 
 import (
-	"cmp"
 	"context"
-	"math"
 	"slices"
 	"sync"
 
@@ -34,6 +32,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 )
 
 // Placements of a pod group preemption's re-run ranked by their victims
@@ -65,37 +64,21 @@ type placementVictims struct {
 }
 
 // cheaperVictims orders victim sets as DefaultPreemption orders its
-// candidates: fewer PodDisruptionBudget violations, then a lower highest
-// priority, then a lower sum of priorities, then fewer pods, then a later
-// start of the highest-priority victims. Negative when a is cheaper.
+// candidates (eviction.CompareCost). Negative when a is cheaper.
 func cheaperVictims(a, b placementVictims) int {
-	if c := cmp.Compare(a.pdbViolations, b.pdbViolations); c != 0 {
-		return c
-	}
-	if len(a.victims) == 0 || len(b.victims) == 0 {
-		return cmp.Compare(len(a.victims), len(b.victims))
-	}
-	if c := cmp.Compare(a.victims[0].Priority(), b.victims[0].Priority()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.prioritySum(), b.prioritySum()); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.pods(), b.pods()); c != 0 {
-		return c
-	}
-	// The later the highest-priority victims started, the cheaper.
-	return cmp.Compare(b.earliestOfHighest(), a.earliestOfHighest())
+	return eviction.CompareCost(a.cost(), b.cost())
 }
 
-// prioritySum adds every victim pod's priority, each shifted to be at
-// least zero, so that more pods never sum to less.
-func (p placementVictims) prioritySum() int64 {
-	var sum int64
-	for _, v := range p.victims {
-		sum += int64(len(v.Pods())) * (int64(v.Priority()) + math.MaxInt32 + 1)
+// cost is what evicting the victims costs.
+func (p placementVictims) cost() eviction.Cost {
+	c := eviction.Cost{PDBViolations: p.pdbViolations, Victims: make([]eviction.Victim, len(p.victims))}
+	for i, v := range p.victims {
+		c.Victims[i] = eviction.Victim{Priority: v.Priority(), Pods: len(v.Pods())}
+		if t := v.EarliestStartTime(); t != nil {
+			c.Victims[i].Start = t.Time
+		}
 	}
-	return sum
+	return c
 }
 
 // pods counts the victims' pods.
@@ -105,21 +88,6 @@ func (p placementVictims) pods() int {
 		n += len(v.Pods())
 	}
 	return n
-}
-
-// earliestOfHighest is the earliest start, in Unix nanoseconds, of the
-// victims of the highest priority.
-func (p placementVictims) earliestOfHighest() int64 {
-	earliest := int64(math.MaxInt64)
-	for _, v := range p.victims {
-		if v.Priority() != p.victims[0].Priority() {
-			break
-		}
-		if t := v.EarliestStartTime(); t != nil {
-			earliest = min(earliest, t.UnixNano())
-		}
-	}
-	return earliest
 }
 
 // podNames names the victims' pods, for logs and events.

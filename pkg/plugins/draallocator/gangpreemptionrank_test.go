@@ -18,6 +18,7 @@ package draallocator
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -27,6 +28,8 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 )
 
 // victimsAt builds the victim set of one placement: a pod per priority,
@@ -52,45 +55,17 @@ func victimsAt(t *testing.T, age time.Duration, violations int, priorities ...in
 	return out
 }
 
-func TestPlacementsAreRankedByTheirVictimsAsDefaultPreemptionRanksNodes(t *testing.T) {
-	for _, tc := range []struct {
-		name            string
-		cheaper, dearer func(t *testing.T) placementVictims
-	}{
-		{"no victims are cheaper than one",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 1) }},
-		{"fewer budget violations win over fewer victims",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 1, 1, 1) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 1, 1) }},
-		{"a lower highest priority wins over fewer victims",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 10, 10) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 50) }},
-		{"at the same highest priority a lower sum wins",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 50, 10) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 50, 40) }},
-		{"at the same priorities fewer victims win",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 10, 10) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 10, 10, 10) }},
-		{"negative priorities do not make more victims cheaper",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, -5) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, -5, -5) }},
-		{"at equal victims those started later win",
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Minute, 0, 10, 10) },
-			func(t *testing.T) placementVictims { return victimsAt(t, time.Hour, 0, 10, 10) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cheaper, dearer := tc.cheaper(t), tc.dearer(t)
-			if got := cheaperVictims(cheaper, dearer); got >= 0 {
-				t.Errorf("cheaperVictims(cheaper, dearer) = %d, want < 0", got)
-			}
-			if got := cheaperVictims(dearer, cheaper); got <= 0 {
-				t.Errorf("cheaperVictims(dearer, cheaper) = %d, want > 0", got)
-			}
-			if got := cheaperVictims(cheaper, cheaper); got != 0 {
-				t.Errorf("cheaperVictims(cheaper, cheaper) = %d, want 0", got)
-			}
-		})
+func TestAPlacementsVictimsCostTheirPriorityPodsAndStart(t *testing.T) {
+	// The order itself is eviction.CompareCost's (its tests); this is what
+	// the plugin hands it.
+	got := victimsAt(t, time.Hour, 1, 10, 50).cost()
+	start := time.Unix(1_000_000, 0).Add(-time.Hour)
+	want := eviction.Cost{PDBViolations: 1, Victims: []eviction.Victim{{Priority: 50, Pods: 1, Start: start}, {Priority: 10, Pods: 1, Start: start}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cost %+v, want %+v", got, want)
+	}
+	if cheaperVictims(victimsAt(t, time.Hour, 0, 10, 10), victimsAt(t, time.Hour, 0, 50)) >= 0 {
+		t.Error("two victims of priority 10 are not cheaper than one of 50")
 	}
 }
 
