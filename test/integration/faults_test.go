@@ -219,6 +219,11 @@ func (e *env) allocatedDevices() map[string][]string {
 		}
 		for _, r := range c.Status.Allocation.Devices.Results {
 			key := r.Driver + "/" + r.Pool + "/" + r.Device
+			if r.ShareID != nil {
+				// A share of a device with consumable capacity: each
+				// share is held once.
+				key += "#" + string(*r.ShareID)
+			}
 			held[key] = append(held[key], c.Name)
 		}
 	}
