@@ -53,6 +53,16 @@ limitations under the License.
 // start. A claim is freed only when every consumer in its reservedFor is
 // evicted and no staying pod uses it.
 //
+// A pod of a PodGroup is never asked about alone: a group that cannot run
+// is asked about pod group preemption (gangpreemption.go), as
+// DefaultPreemption's PodGroupPostFilter with DRAAllocator does it: in each
+// domain of its topology constraint (the whole cluster without one) every
+// bound pod of lower priority is evicted in a simulation, the group's
+// devices planned jointly over what that frees (eviction.ReleasesAcross),
+// and the evicted pods reprieved in the same order as for one pod while
+// the group still fits; the domain whose victims cost least
+// (eviction.CompareCost, the node order above) is the answer.
+//
 // # Invariants
 //
 //   - Read-only: nothing is written anywhere; inputs are not modified.

@@ -50,6 +50,9 @@ type Gang struct {
 	// Domains are the answers per domain of Key the group may go to (the
 	// domain of its bound pods only, if it has some), by name.
 	Domains []Domain `json:"domains,omitempty"`
+	// Preemption is what pod group preemption would do when the group
+	// cannot run now.
+	Preemption *GangPreemption `json:"preemption,omitempty"`
 }
 
 // Domain is the answer for one domain of a group's topology constraint:
@@ -111,8 +114,9 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		if len(domains) == 0 && strings.Contains(g.Key, "/") {
 			domains = c.attributeDomains(g.Key)
 		}
+		var preemptIn []gangDomain
 		for _, d := range domains {
-			alloc := c.allocator(c.state)
+			gd := gangDomain{name: g.Key + "=" + d.name, nodes: d.nodes}
 			if d.attribute {
 				var nodes []*v1.Node
 				for _, n := range c.nodes {
@@ -120,7 +124,11 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 						nodes = append(nodes, n)
 					}
 				}
-				alloc = alloc.KeptTo(g.Key, d.name, nodes)
+				gd.keep = func(a *allocator.Allocator) *allocator.Allocator { return a.KeptTo(g.Key, d.name, nodes) }
+			}
+			alloc := c.allocator(c.state)
+			if gd.keep != nil {
+				alloc = gd.keep(alloc)
 			}
 			fit, nodes, err := c.planGang(ctx, alloc, g.Group, pods, d.nodes)
 			if err != nil {
@@ -130,12 +138,25 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 			if fit > g.Fit || len(g.Domains) == 1 {
 				g.Fit, g.Nodes = fit, nodes
 			}
+			preemptIn = append(preemptIn, gd)
 		}
-		return g, nil
+		return g, c.explainGangPreemption(ctx, pod, g, pods, preemptIn)
 	}
 	var err error
-	g.Fit, g.Nodes, err = c.planGang(ctx, c.allocator(c.state), g.Group, pods, nil)
-	return g, err
+	if g.Fit, g.Nodes, err = c.planGang(ctx, c.allocator(c.state), g.Group, pods, nil); err != nil {
+		return nil, err
+	}
+	return g, c.explainGangPreemption(ctx, pod, g, pods, []gangDomain{{name: "the cluster"}})
+}
+
+// explainGangPreemption sets g's Preemption when the group cannot run.
+func (c *Cluster) explainGangPreemption(ctx context.Context, pod *v1.Pod, g *Gang, pods []allocator.GangPod, domains []gangDomain) error {
+	if g.Runs() {
+		return nil
+	}
+	var err error
+	g.Preemption, err = c.gangPreemption(ctx, pod, g, pods, domains)
+	return err
 }
 
 // planGang plans the pods' devices with alloc over their eligible nodes

@@ -171,7 +171,8 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 			return nil, err
 		}
 	}
-	if r.NodeName == "" && len(r.Now.FitNodes) == 0 && len(r.Empty.FitNodes) > 0 {
+	// A group's pods preempt as a group (Gang.Preemption), never alone.
+	if r.NodeName == "" && r.Gang == nil && len(r.Now.FitNodes) == 0 && len(r.Empty.FitNodes) > 0 {
 		if r.Preemption, err = c.preemption(ctx, pod, q, r.Empty.FitNodes); err != nil {
 			return nil, err
 		}

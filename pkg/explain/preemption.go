@@ -282,10 +282,14 @@ func (n *nodePreemption) better(o *nodePreemption) bool {
 	return eviction.CompareCost(n.cost(), o.cost()) < 0
 }
 
-// cost is what evicting the node's victims costs, each pod a unit.
-func (n *nodePreemption) cost() eviction.Cost {
-	c := eviction.Cost{PDBViolations: len(n.violating), Victims: make([]eviction.Victim, len(n.victims))}
-	for i, p := range n.victims {
+// cost is what evicting the node's victims costs.
+func (n *nodePreemption) cost() eviction.Cost { return podsCost(n.victims, len(n.violating)) }
+
+// podsCost is what evicting victims costs, each pod a unit, violations
+// of them violating a PodDisruptionBudget.
+func podsCost(victims []*v1.Pod, violations int) eviction.Cost {
+	c := eviction.Cost{PDBViolations: violations, Victims: make([]eviction.Victim, len(victims))}
+	for i, p := range victims {
 		c.Victims[i] = eviction.Victim{Priority: corev1helpers.PodPriority(p), Pods: 1, Start: startTime(p).Time}
 	}
 	return c

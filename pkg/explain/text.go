@@ -58,6 +58,9 @@ func (r *PodReport) WriteText(w io.Writer) error {
 	}
 	if r.Gang != nil {
 		fmt.Fprintf(w, "Pod group: %s\n", r.Gang.sentence())
+		if r.Gang.Preemption != nil {
+			r.Gang.Preemption.write(w)
+		}
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "Notes:")
@@ -105,8 +108,14 @@ func (p *Preemption) write(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "Preemption: node %s (evictions make room on %d %s)\n", p.Node, p.Nodes, plural(p.Nodes, "node", "nodes"))
+	writeVictims(w, p.Victims)
+	fmt.Fprintf(w, "  Devices then: %s\n", strings.Join(p.Devices, ", "))
+}
+
+// writeVictims lists the pods a preemption evicts.
+func writeVictims(w io.Writer, victims []Victim) {
 	fmt.Fprintln(w, "  Pods evicted (priority, claims freed):")
-	for _, v := range p.Victims {
+	for _, v := range victims {
 		fmt.Fprintf(w, "    %s (%d)", v.Pod, v.Priority)
 		if len(v.Claims) > 0 {
 			fmt.Fprintf(w, ": %s", strings.Join(v.Claims, ", "))
@@ -116,7 +125,6 @@ func (p *Preemption) write(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "  Devices then: %s\n", strings.Join(p.Devices, ", "))
 }
 
 // victimList reads like "team/a (priority 10), team/b (priority 10)".

@@ -28,6 +28,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -99,6 +102,7 @@ func TestAHighPriorityGangPreemptsInTheRackWhoseVictimsCostLeast(t *testing.T) {
 		root.Run(tc.name, func(t *testing.T) {
 			e.preemptionCase(t)
 			rack1, rack2 := e.fillRack("rack1", tc.rack1), e.fillRack("rack2", tc.rack2)
+			e.explainGangPreemption(fmt.Sprintf("probe-%d", i), 4, "rack", "rack=rack-2", rack2)
 			gang := e.highGang(fmt.Sprintf("train-%d", i), 4, "rack")
 			for _, name := range gang {
 				if pod := e.waitScheduled(name); !strings.HasPrefix(pod.Spec.NodeName, "r2-") {
@@ -155,5 +159,41 @@ func (e *env) setStarted(name string, start time.Time) {
 	pod.Status.StartTime = &metav1.Time{Time: start}
 	if _, err := e.client.CoreV1().Pods(e.ns).UpdateStatus(e.ctx, pod, metav1.UpdateOptions{}); err != nil {
 		e.t.Fatalf("set the start time of pod %s: %v", name, err)
+	}
+}
+
+// explainGangPreemption creates a high-priority gang of size gated pods
+// in one domain of key and checks that kubectl dra explain, for its first
+// pod, says its preemption goes to domain and evicts victims there; then
+// it deletes the gang's pods.
+func (e *env) explainGangPreemption(name string, size int, key, domain string, victims []string) {
+	e.t.Helper()
+	pods := e.priorityGang(name, "high", size, key, "gpu", "gpu-1", func(pod *v1.Pod) {
+		pod.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "dra-scheduler.io/explain-test"}}
+	})
+	defer e.deletePods(pods)
+	objs, err := clusterstate.Get(e.ctx, e.client, clusterstate.Query{Namespace: e.ns, Pod: pods[0], Preemption: true})
+	if err != nil {
+		e.t.Fatalf("read the cluster for explain: %v", err)
+	}
+	c := explain.NewCluster(objs, explain.Settings{Policy: allocator.FirstFit})
+	pod, err := c.FindPod(e.ns, pods[0])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := c.Pod(e.ctx, pod)
+	if err != nil {
+		e.t.Fatalf("explain pod %s: %v", pods[0], err)
+	}
+	var got []string
+	if r.Gang != nil && r.Gang.Preemption != nil {
+		for _, v := range r.Gang.Preemption.Victims {
+			got = append(got, strings.TrimPrefix(v.Pod, e.ns+"/"))
+		}
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(victims))
+	if r.Gang == nil || r.Gang.Preemption == nil || r.Gang.Preemption.Domain != domain || !slices.Equal(got, want) {
+		e.t.Errorf("explain pod %s says %q, group preemption %+v; want %v evicted in %s", pods[0], r.Verdict, r.Gang, want, domain)
 	}
 }
