@@ -24,7 +24,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"k8s.io/klog/v2"
@@ -50,6 +49,7 @@ func schedulerCommand() command {
 // schedulerFlags are the scheduler subcommand's settings.
 type schedulerFlags struct {
 	workload, gangPlacement       string
+	gangSizes                     string
 	nodes, configs, shape, claims string
 	format, jsonOut, chart        string
 	logDir                        string
@@ -63,18 +63,19 @@ type schedulerFlags struct {
 
 func (f *schedulerFlags) register(fs *flag.FlagSet) {
 	d := schedbench.DefaultOptions()
-	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency), preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree) or gang (PodGroups whose pods prefer a whole GPU and fall back to a MIG half, on nodes where a gang fits only as halves: gangs placed, groups/s, pod-group cycles and scheduler CPU per gang; default --shape h100-mig, --configs ours,in-tree)")
+	fs.StringVar(&f.workload, "workload", string(d.Workload), "what to measure: burst (pods of one device created in a burst on free devices: pods/s and latency), preemption (nodes full of low-priority pods, then high-priority preemptors of 1, 2, 4 and 8 devices: bound, victims against the minimum, latency, scheduler CPU; default --configs ours,in-tree) gang (PodGroups whose pods prefer a whole GPU and fall back to a MIG half, on nodes where a gang fits only as halves: gangs placed, groups/s, pod-group cycles and scheduler CPU per gang; default --shape h100-mig, --configs ours,in-tree) or gang-preemption (racks filled 80-100% with low-priority pods, then high-priority gangs of --gang-sizes pods in one rack each, one after the other: per gang bound, victims against the minimum, placements, scheduler CPU and latency; default --shape h100x4, --configs ours,device-plugin,in-tree)")
+	fs.StringVar(&f.gangSizes, "gang-sizes", "", "with --workload gang-preemption: comma-separated gang sizes dealt out in turn to --gangs gangs (default 16,36,72; --gangs default: two of each size)")
 	fs.IntVar(&f.opts.GangSize, "gang-size", d.GangSize, "with --workload gang: pods per gang, each PodGroup's gang minCount")
-	fs.IntVar(&f.opts.Gangs, "gangs", 0, "with --workload gang: gangs per run (default: as many as the nodes' device parts hold; one per node with --gang-placement own-node)")
+	fs.IntVar(&f.opts.Gangs, "gangs", 0, "with --workload gang or gang-preemption: gangs per run (default: as many as the nodes' device parts hold; one per node with --gang-placement own-node)")
 	fs.StringVar(&f.gangPlacement, "gang-placement", string(d.GangPlacement), "with --workload gang: own-node (each gang's pods select a node of their own, where the gang fits only if most pods take a part), any (gangs go anywhere and compete for the devices) or rack (each gang in one rack of --rack-size nodes: a PodGroup topology constraint, TopologyAwareWorkloadScheduling on)")
-	fs.IntVar(&f.opts.RackSize, "rack-size", 0, fmt.Sprintf("with --workload gang and --gang-placement rack or any: nodes per rack (label %s; default %d with rack); every fourth rack is partly used before the gangs, pods ask for one whole device, gangs default to one per free rack, and TopologyAwareWorkloadScheduling is on, so that any and rack differ only in the constraint", schedbench.RackLabel, schedbench.DefaultRackSize))
-	fs.DurationVar(&f.opts.GangTimeout, "gang-timeout", d.GangTimeout, "with --workload gang: how long to wait for the gangs of one run; those still pending are reported (in-tree's strand their pods), not an error")
+	fs.IntVar(&f.opts.RackSize, "rack-size", 0, fmt.Sprintf("with --workload gang-preemption, or gang and --gang-placement rack or any: nodes per rack (label %s; default %d with rack); every fourth rack is partly used before the gangs, pods ask for one whole device, gangs default to one per free rack, and TopologyAwareWorkloadScheduling is on, so that any and rack differ only in the constraint", schedbench.RackLabel, schedbench.DefaultRackSize))
+	fs.DurationVar(&f.opts.GangTimeout, "gang-timeout", d.GangTimeout, "with --workload gang: how long to wait for the gangs of one run; with gang-preemption: for each gang; those still pending are reported (in-tree's strand their pods, or cannot preempt for them), not an error")
 	fs.IntVar(&f.opts.Preemptors, "preemptors", 0, "with --workload preemption: preemptors per run, a quarter each needing 1, 2, 4 and 8 devices (default: one per 4 nodes; at most one per node)")
 	fs.DurationVar(&f.opts.PreemptionTimeout, "preemption-timeout", d.PreemptionTimeout, "with --workload preemption: how long to wait for the preemptors of one run; those still pending are reported (in-tree's cannot preempt for devices), not an error")
 	fs.StringVar(&f.nodes, "nodes", "100,500", "comma-separated cluster sizes (node counts); ignored with --kubeconfig unless --create-inventory")
-	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, device-plugin (the baseline without DRA: nodes advertise their devices as the extended resource "+string(schedbench.DevicePluginResource)+", pods ask for it in their limits), file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims)")
+	fs.StringVar(&f.configs, "configs", "", "comma-separated configurations to measure at every size, in this order: ours, in-tree, no-claims, device-plugin (the baseline without DRA: nodes advertise their devices as the extended resource "+string(schedbench.DevicePluginResource)+", pods ask for it in their limits), file (--config's) (default ours,in-tree,no-claims; with --config file,in-tree,no-claims; "+gangPreemptionConfigs+" with --workload gang-preemption)")
 	fs.StringVar(&f.opts.ConfigFile, "config", "", "a KubeSchedulerConfiguration file to measure as the configuration \"file\", e.g. the shipped one (manifests/install/configmap.yaml's config.yaml); it runs at its own clientConnection qps and burst, with leader election off and its first profile renamed "+schedbench.SchedulerName)
-	fs.StringVar(&f.shape, "shape", "", "inventory shape, one of the Shapes above (default "+d.Shape.Name+"; "+gangShape+" with --workload gang)")
+	fs.StringVar(&f.shape, "shape", "", "inventory shape, one of the Shapes above (default "+d.Shape.Name+"; "+gangShape+" with --workload gang, "+gangPreemptionShape+" with gang-preemption)")
 	fs.StringVar(&f.claims, "claims", string(d.Claims), "how pods get their claim: template (one ResourceClaimTemplate, claims made by the resourceclaim controller) or claim (one ResourceClaim per pod, created before the scheduler starts)")
 	fs.IntVar(&f.opts.Pods, "pods", 0, "measured pods per run (default: one per node)")
 	fs.IntVar(&f.opts.Warmup, "warmup", 0, "pods scheduled (and waited for) before the measured ones, not measured")
@@ -187,66 +188,8 @@ func (f *schedulerFlags) complete() error {
 	if f.opts.Workload, err = schedbench.ParseWorkload(f.workload); err != nil {
 		return fmt.Errorf("--workload: %w", err)
 	}
-	preemption := f.opts.Workload == schedbench.WorkloadPreemption
-	gang := f.opts.Workload == schedbench.WorkloadGang
-	configs := f.configs
-	if configs == "" {
-		configs = "ours,in-tree,no-claims"
-		if f.opts.ConfigFile != "" {
-			configs = "file,in-tree,no-claims"
-		}
-		if preemption || gang {
-			// no-claims has no devices to preempt for or to plan.
-			configs = strings.TrimSuffix(configs, ",no-claims")
-		}
-	}
-	if f.opts.Configs, err = schedbench.ParseConfigs(configs); err != nil {
-		return fmt.Errorf("--configs: %w", err)
-	}
-	if hasFile := slices.Contains(f.opts.Configs, schedbench.ConfigFile); hasFile != (f.opts.ConfigFile != "") {
-		return errors.New("--config FILE and the configuration \"file\" go together")
-	}
-	shape := f.shape
-	switch {
-	case shape != "":
-	case gang:
-		shape = gangShape
-	default:
-		shape = schedbench.DefaultOptions().Shape.Name
-	}
-	if f.opts.Shape, err = schedbench.ShapeByName(shape); err != nil {
-		return fmt.Errorf("--shape: %w", err)
-	}
-	switch mode := schedbench.ClaimMode(f.claims); mode {
-	case schedbench.ClaimsTemplate, schedbench.ClaimsPerPod:
-		f.opts.Claims = mode
-	default:
-		return fmt.Errorf("--claims %q: want %s or %s", f.claims, schedbench.ClaimsTemplate, schedbench.ClaimsPerPod)
-	}
-	if err := checkFormat(f.format); err != nil {
+	if err := f.completeWorkload(); err != nil {
 		return err
-	}
-	d := schedbench.DefaultOptions()
-	switch {
-	case (preemption || gang) && f.chart != "":
-		return fmt.Errorf("--chart draws throughput against cluster size: not with --workload %s", f.opts.Workload)
-	case !preemption && (f.opts.Preemptors != 0 || f.opts.PreemptionTimeout != d.PreemptionTimeout):
-		return errors.New("--preemptors and --preemption-timeout go with --workload preemption")
-	case f.opts.Preemptors < 0:
-		return fmt.Errorf("--preemptors %d: want at least 1", f.opts.Preemptors)
-	case !gang && (f.opts.GangSize != d.GangSize || f.opts.Gangs != 0 || f.gangPlacement != string(d.GangPlacement) || f.opts.GangTimeout != d.GangTimeout || f.opts.RackSize != 0):
-		return errors.New("--gang-size, --gangs, --gang-placement, --gang-timeout and --rack-size go with --workload gang")
-	case f.opts.RackSize < 0:
-		return fmt.Errorf("--rack-size %d: want at least 1", f.opts.RackSize)
-	case f.opts.GangSize < 2:
-		return fmt.Errorf("--gang-size %d: want at least 2", f.opts.GangSize)
-	case f.opts.Gangs < 0:
-		return fmt.Errorf("--gangs %d: want at least 1", f.opts.Gangs)
-	case f.opts.GangTimeout <= 0:
-		return fmt.Errorf("--gang-timeout %v: want a positive duration", f.opts.GangTimeout)
-	}
-	if f.opts.GangPlacement, err = schedbench.ParseGangPlacement(f.gangPlacement); err != nil {
-		return fmt.Errorf("--gang-placement: %w", err)
 	}
 	if f.count < 1 {
 		return fmt.Errorf("--count %d: want at least 1", f.count)
@@ -280,9 +223,6 @@ func (f *schedulerFlags) complete() error {
 	}
 	return nil
 }
-
-// gangShape is the default shape of --workload gang: partitionable GPUs.
-const gangShape = "h100-mig"
 
 // defaultGatesHelp describes schedbench.DefaultConfigFeatureGates for the
 // flag help: "ours: A=true; in-tree, no-claims, device-plugin: none".
@@ -403,11 +343,21 @@ each gang's pods, of one whole GPU each, must share a rack: it reports
 the placements kube-scheduler tried per gang besides; --gang-placement
 any --rack-size 18 runs the same gangs without the constraint.
 
+With --workload gang-preemption the nodes are in racks (--rack-size, 18
+nodes of 4 GPUs by default), each filled with low-priority pods of one
+GPU to 100, 95, 90, 85 or 80%% by its index, then high-priority gangs of
+--gang-sizes pods (16, 36, 72), each kept to one rack, are created one
+after the other; it reports per gang whether it was bound, the victims
+against the fewest its rack layout allows, the placements tried, the
+scheduler's CPU and creation→bound latency (ours, device-plugin and
+in-tree, whose gangs stay pending; see README).
+
 Examples:
   dra-bench scheduler                                   # 100 and 500 nodes, 1 pod per node
   dra-bench scheduler --workload preemption --shape h100 --nodes 20 --configs ours,in-tree
   dra-bench scheduler --workload gang --nodes 50
   dra-bench scheduler --workload gang --gang-placement rack --gang-size 36 --gangs 20 --nodes 5000
+  dra-bench scheduler --workload gang-preemption --nodes 1000 --gang-timeout 1m
   dra-bench scheduler --nodes 100,500,1000 --pods 500 --chart out.svg
   dra-bench scheduler --shape h100 --nodes 5000 --pods 5000 --format json > h100-5000.json
   dra-bench scheduler --kubeconfig ~/.kube/config --pods 200 --configs ours,in-tree

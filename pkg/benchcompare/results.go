@@ -191,6 +191,9 @@ const (
 	workloadBurst      = "burst"
 	workloadGang       = "gang"
 	workloadPreemption = "preemption"
+	// workloadGangPreemption is read by gangPreemptionMetrics
+	// (gang_preemption.go).
+	workloadGangPreemption = "gang-preemption"
 )
 
 // schedulerReport is what is compared of a dra-bench scheduler report
@@ -224,6 +227,7 @@ type schedulerResult struct {
 	SchedulerCPUSeconds   float64           `json:"schedulerCPUSeconds"`
 	Gang                  *gangResult       `json:"gang"`
 	Preemption            *preemptionResult `json:"preemption"`
+	GangPreemption        *gangPreemption   `json:"gangPreemption"`
 	Error                 string            `json:"error"`
 }
 
@@ -267,8 +271,10 @@ func (r *Report) parseScheduler(data []byte) error {
 		read = gangMetrics
 	case workloadPreemption:
 		read = preemptionMetrics
+	case workloadGangPreemption:
+		read = gangPreemptionMetrics
 	default:
-		return fmt.Errorf("scheduler report: workload %q: want %s, %s or %s", rep.Settings.Workload, workloadBurst, workloadGang, workloadPreemption)
+		return fmt.Errorf("scheduler report: workload %q: want %s, %s, %s or %s", rep.Settings.Workload, workloadBurst, workloadGang, workloadPreemption, workloadGangPreemption)
 	}
 	for _, res := range rep.Results {
 		name, metrics, leftOut := read(rep.Settings, res)

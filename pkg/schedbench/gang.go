@@ -100,6 +100,8 @@ func ParseGangPlacement(name string) (GangPlacement, error) {
 // constraint, so that the two differ in the constraint only.
 func (o *Options) workloadFeatureGates() FeatureGates {
 	switch {
+	case o.Workload == WorkloadGangPreemption:
+		return FeatureGates{string(features.GenericWorkload): true, string(features.TopologyAwareWorkloadScheduling): true}
 	case o.Workload != WorkloadGang:
 		return nil
 	case o.GangPlacement == GangRack || o.RackSize > 0:
@@ -108,20 +110,25 @@ func (o *Options) workloadFeatureGates() FeatureGates {
 	return FeatureGates{string(features.GenericWorkload): true}
 }
 
+// hasGangs says whether the workload's pods are in PodGroups.
+func (o *Options) hasGangs() bool {
+	return o.Workload == WorkloadGang || o.Workload == WorkloadGangPreemption
+}
+
 // workloadAPIServerFlags are the in-process kube-apiserver's flags the
-// workload needs: the gang workload's PodGroups are served by
+// workload needs: the gang workloads' PodGroups are served by
 // scheduling.k8s.io/v1beta1, off by default.
 func (o *Options) workloadAPIServerFlags() []string {
-	if o.Workload == WorkloadGang {
+	if o.hasGangs() {
 		return []string{"--runtime-config=scheduling.k8s.io/v1beta1=true"}
 	}
 	return nil
 }
 
 // workloadSchedulerFlags are the scheduler flags the workload needs: the
-// gang workload reads the scheduler's pod-group cycles from /metrics.
+// gang workloads read the scheduler's pod-group cycles from /metrics.
 func (o *Options) workloadSchedulerFlags() []string {
-	if o.Workload == WorkloadGang {
+	if o.hasGangs() {
 		return []string{"--authorization-always-allow-paths=" + metricsPaths}
 	}
 	return nil
@@ -221,8 +228,17 @@ func gangClaimSpec(s Shape) resourceapi.ResourceClaimSpec {
 
 // gangMembers names the pods of gangs gangs of size pods, by gang.
 func gangMembers(gangs, size int) [][]string {
-	members := make([][]string, gangs)
-	for g := range members {
+	sizes := make([]int, gangs)
+	for g := range sizes {
+		sizes[g] = size
+	}
+	return mixedGangMembers(sizes)
+}
+
+// mixedGangMembers names the pods of gangs of sizes[g] pods, by gang.
+func mixedGangMembers(sizes []int) [][]string {
+	members := make([][]string, len(sizes))
+	for g, size := range sizes {
 		for i := range size {
 			members[g] = append(members[g], podName(podName(gangGroup, g), i))
 		}
@@ -241,8 +257,9 @@ func (o *Options) gangTemplate() string {
 
 // createGangObjects creates, for a configuration c with claims, the claim
 // template, and a gang PodGroup per gang, its minCount the gang's size,
-// with the gangs' constraints.
-func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, c Config, members [][]string) error {
+// with the gangs' constraints and priorityClass (its pods' too; "" for
+// none).
+func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Interface, namespace string, c Config, members [][]string, priorityClass string) error {
 	spec := claimSpec(o.Shape)
 	if !o.racked() {
 		spec = gangClaimSpec(o.Shape) // the shape has parts (completeGang)
@@ -260,6 +277,7 @@ func (o *Options) createGangObjects(ctx context.Context, client kubernetes.Inter
 					Gang: &schedulingapi.GangSchedulingPolicy{MinCount: int32(len(members[g]))},
 				},
 				SchedulingConstraints: o.gangConstraints(),
+				PriorityClassName:     priorityClass,
 			},
 		}
 		if _, err := client.SchedulingV1beta1().PodGroups(namespace).Create(ctx, group, metav1.CreateOptions{}); err != nil {
@@ -306,7 +324,7 @@ func (o *Options) runGang(ctx context.Context, n int, c Config, label string) (r
 	}
 	defer tgt.stop()
 	client, ns := tgt.client, inProcessNamespace
-	if err := o.createGangObjects(ctx, client, ns, c, members); err != nil {
+	if err := o.createGangObjects(ctx, client, ns, c, members, ""); err != nil {
 		return res, err
 	}
 	sched, rec, err := o.startRun(ctx, tgt, &res, ns, label, setupStart,

@@ -145,7 +145,7 @@ func TestGangsInRacksOfAShapeWithoutPartsGetWholeDeviceClaims(t *testing.T) {
 	o := DefaultOptions()
 	o.Workload, o.GangPlacement, o.Shape, o.RackSize, o.Writers = WorkloadGang, GangRack, mustShape(t, "h100"), 9, 2
 	client := fake.NewClientset()
-	if err := o.createGangObjects(context.Background(), client, "ns", ConfigOurs, gangMembers(2, 4)); err != nil {
+	if err := o.createGangObjects(context.Background(), client, "ns", ConfigOurs, gangMembers(2, 4), ""); err != nil {
 		t.Fatal(err)
 	}
 	tmpl, err := client.ResourceV1().ResourceClaimTemplates("ns").Get(context.Background(), templateName, metav1.GetOptions{})

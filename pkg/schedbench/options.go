@@ -213,15 +213,19 @@ const (
 	// whole device and fall back to a part, on nodes where the gang fits
 	// only if its devices are chosen jointly (gang.go).
 	WorkloadGang Workload = "gang"
+	// WorkloadGangPreemption: racks filled with low-priority pods, then
+	// high-priority gangs of one rack each that get devices only by
+	// evicting them, one gang after the other (gang_preemption.go).
+	WorkloadGangPreemption Workload = "gang-preemption"
 )
 
 // ParseWorkload returns the workload of that name.
 func ParseWorkload(name string) (Workload, error) {
 	switch w := Workload(name); w {
-	case WorkloadBurst, WorkloadPreemption, WorkloadGang:
+	case WorkloadBurst, WorkloadPreemption, WorkloadGang, WorkloadGangPreemption:
 		return w, nil
 	}
-	return "", fmt.Errorf("unknown workload %q (want %s, %s or %s)", name, WorkloadBurst, WorkloadPreemption, WorkloadGang)
+	return "", fmt.Errorf("unknown workload %q (want %s, %s, %s or %s)", name, WorkloadBurst, WorkloadPreemption, WorkloadGang, WorkloadGangPreemption)
 }
 
 // PendingReason says why the backlog's pods (Options.Pending) wait.
@@ -279,6 +283,11 @@ type Options struct {
 	Gangs         int
 	GangPlacement GangPlacement
 	GangTimeout   time.Duration
+	// GangSizes are the sizes of WorkloadGangPreemption's gangs, dealt
+	// out in turn to Gangs gangs (0: two of each size), and GangTimeout
+	// bounds the wait for each gang there; nil means
+	// DefaultGangPreemptionSizes.
+	GangSizes []int
 	// RackSize puts the gang workload's nodes in racks of that many
 	// nodes, some partly used, and its pods ask for whole devices
 	// (gang_racks.go); 0 means no racks, or DefaultRackSize with

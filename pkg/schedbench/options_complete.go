@@ -161,6 +161,8 @@ func (o *Options) complete() error {
 		return o.completePreemption()
 	case WorkloadGang:
 		return o.completeGang()
+	case WorkloadGangPreemption:
+		return o.completeGangPreemption()
 	}
 	for _, n := range o.Sizes {
 		if n < 1 {

@@ -196,11 +196,8 @@ func (p preemptionPods) devices(i int) (string, int) {
 // pods' one, or, with pre-created claims (mode ClaimsPerPod), each pod's
 // own claim, created by workers writers.
 func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, namespace string, s Shape, c Config, mode ClaimMode, pods preemptionPods, workers int) error {
-	for name, value := range map[string]int32{lowPriorityClass: lowPriority, highPriorityClass: highPriority} {
-		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
-		if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create PriorityClass %s: %w", name, err)
-		}
+	if err := createPriorityClasses(ctx, client); err != nil {
+		return err
 	}
 	switch {
 	case !c.HasClaims():
@@ -216,6 +213,18 @@ func createPreemptionObjects(ctx context.Context, client kubernetes.Interface, n
 	for _, devices := range slices.Compact(counts) {
 		if err := createTemplate(ctx, client, namespace, preemptionTemplate(devices), preemptionClaimSpec(s, devices)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// createPriorityClasses creates the PriorityClasses of the low-priority
+// pods and of the pods that preempt them.
+func createPriorityClasses(ctx context.Context, client kubernetes.Interface) error {
+	for name, value := range map[string]int32{lowPriorityClass: lowPriority, highPriorityClass: highPriority} {
+		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}
+		if _, err := client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create PriorityClass %s: %w", name, err)
 		}
 	}
 	return nil

@@ -79,8 +79,9 @@ type Settings struct {
 	// ResourceClaimWorkers is the in-process resourceclaim controller's
 	// worker count; 0 with a kubeconfig (the cluster's own controller).
 	ResourceClaimWorkers int `json:"resourceClaimWorkers"`
-	// GangTimeoutNs is the gang workload's wait for its gangs (omitted
-	// for the other workloads).
+	// GangTimeoutNs is the gang workload's wait for its gangs, and the
+	// gang preemption workload's for each gang (omitted for the other
+	// workloads).
 	GangTimeoutNs int64 `json:"gangTimeoutNs,omitempty"`
 }
 
@@ -209,6 +210,10 @@ type Result struct {
 	// Gang is what the gang workload measured beyond Pods (every gang's
 	// pods), Bound and Latency; absent for the other workloads.
 	Gang *GangResult `json:"gang,omitempty"`
+	// GangPreemption is what the gang preemption workload measured beyond
+	// Pods (every gang's pods), Bound and Latency, gang by gang; absent
+	// for the other workloads.
+	GangPreemption *GangPreemptionResult `json:"gangPreemption,omitempty"`
 	// SchedulerLog is the scheduler's log file.
 	SchedulerLog string `json:"schedulerLog,omitempty"`
 	// Error says why the result is incomplete.
@@ -260,6 +265,7 @@ func (rep *Report) fillComparisons() {
 			r.PercentOfNoClaims = &v
 		}
 	}
+	rep.fillGangComparisons()
 }
 
 // compareWithDevicePlugin sets r's ratios against dp, the device-plugin
@@ -321,6 +327,8 @@ func (r Result) problem() string {
 		return r.preemptionProblem()
 	case r.Gang != nil:
 		return r.gangProblem()
+	case r.GangPreemption != nil:
+		return r.gangPreemptionProblem()
 	case r.Bound < r.Pods:
 		return fmt.Sprintf("only %d of %d pods bound", r.Bound, r.Pods)
 	case r.PendingBound > 0:

@@ -41,6 +41,8 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		return rep.writePreemptionTable(w)
 	case WorkloadGang:
 		return rep.writeGangTable(w)
+	case WorkloadGangPreemption:
+		return rep.writeGangPreemptionTable(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "nodes\tconfig\tpods\tbound\ttime\tpods/s\tp50\tp90\tp99\tmax\tvs in-tree\t% of no-claims\tsched RSS MiB\tCPU s\tCPU vs device-plugin\tcontrol plane CPU s\tAPI writes/pod\t")

@@ -73,7 +73,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	switch opts.Workload {
 	case WorkloadPreemption:
 		rep.Settings.PreemptionTimeoutNs = int64(opts.PreemptionTimeout)
-	case WorkloadGang:
+	case WorkloadGang, WorkloadGangPreemption:
 		rep.Settings.GangTimeoutNs = int64(opts.GangTimeout)
 	}
 	if opts.Kubeconfig == "" {
@@ -100,6 +100,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				run = opts.runPreemption
 			case WorkloadGang:
 				run = opts.runGang
+			case WorkloadGangPreemption:
+				run = opts.runGangPreemption
 			}
 			res, err := run(ctx, n, c, label)
 			if err != nil {
@@ -127,6 +129,9 @@ func (r Result) summary() string {
 	}
 	if r.Gang != nil {
 		return r.gangSummary()
+	}
+	if r.GangPreemption != nil {
+		return r.gangPreemptionSummary()
 	}
 	return fmt.Sprintf("%d pods bound, %.1f pods/s, p50 %v, p99 %v, scheduler peak RSS %s MiB, CPU %.1fs",
 		r.Bound, r.PodsPerSecond, time.Duration(r.Latency.P50Ns).Round(time.Millisecond),
