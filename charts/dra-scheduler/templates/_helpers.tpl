@@ -95,6 +95,7 @@ timeouts DRAAllocator and DynamicResources share, then DRAAllocator's own
 {{- with get $a "preemption" }}{{ $lines = append $lines (printf "preemption: %s" .) }}{{ end -}}
 {{- with get $a "placementScoring" }}{{ $lines = append $lines (printf "placementScoring: %s" .) }}{{ end -}}
 {{- if and (hasKey $a "maxPlacements") (not (kindIs "invalid" (get $a "maxPlacements"))) }}{{ $lines = append $lines (printf "maxPlacements: %v" (get $a "maxPlacements")) }}{{ end -}}
+{{- with get $a "groupPlanTimeout" }}{{ $lines = append $lines (printf "groupPlanTimeout: %s" .) }}{{ end -}}
 {{- with get $a "consistencyCheckInterval" }}{{ $lines = append $lines (printf "consistencyCheckInterval: %s" .) }}{{ end -}}
 {{- end -}}
 {{- if $lines -}}

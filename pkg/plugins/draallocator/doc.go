@@ -29,6 +29,7 @@ limitations under the License.
 //	PreEnqueue          prefilter.go      -
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
 //	                    gangplan.go       w gangPlan (first pod of a placement)
+//	                    groupbudget.go    w groupBudget (the pod-group cycle's first plan)
 //	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
 //	Filter              filter.go,        r stateData, dryRun, gangPlan;
@@ -245,5 +246,7 @@ limitations under the License.
 //     in flight taken. Ranking a re-run's placements by their victims
 //     only reads the pods' cycle states and allocators built for it.
 //   - A bug for one pod never stops scheduling for the others.
-//   - Filter, its explanation included, ends within filterTimeout.
+//   - Filter, its explanation included, ends within filterTimeout; a
+//     pod-group cycle's device plans, over all its placements, end within
+//     groupPlanTimeout (groupbudget.go).
 package draallocator

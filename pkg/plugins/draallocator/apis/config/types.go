@@ -47,6 +47,10 @@ type DRAAllocatorArgs struct {
 	// that may fit which PlacementScoring ranks first by the devices in
 	// use. After a failed attempt, or when 0, every domain that may fit.
 	MaxPlacements int32
+	// GroupPlanTimeout limits the time one pod-group cycle may spend
+	// planning the group's devices, over all its placements; 0 uses
+	// FilterTimeout.
+	GroupPlanTimeout metav1.Duration
 	// ConsistencyCheckInterval is how often the plugin compares its
 	// long-lived state (inventory, tracker of allocated and in-flight
 	// devices) with the API's objects; 0 checks only on SIGUSR2.

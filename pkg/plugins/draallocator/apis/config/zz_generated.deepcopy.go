@@ -34,6 +34,7 @@ func (in *DRAAllocatorArgs) DeepCopyInto(out *DRAAllocatorArgs) {
 	out.FilterTimeout = in.FilterTimeout
 	out.BindingTimeout = in.BindingTimeout
 	out.ScoringStrategy = in.ScoringStrategy
+	out.GroupPlanTimeout = in.GroupPlanTimeout
 	out.ConsistencyCheckInterval = in.ConsistencyCheckInterval
 	return
 }

@@ -97,6 +97,9 @@ func SetDefaults_DRAAllocatorArgs(obj *DRAAllocatorArgs) {
 	if obj.MaxPlacements == nil {
 		obj.MaxPlacements = ptr.To(DefaultMaxPlacements)
 	}
+	if obj.GroupPlanTimeout == nil {
+		obj.GroupPlanTimeout = &metav1.Duration{}
+	}
 	if obj.ConsistencyCheckInterval == nil {
 		obj.ConsistencyCheckInterval = &metav1.Duration{Duration: DefaultConsistencyCheckInterval}
 	}

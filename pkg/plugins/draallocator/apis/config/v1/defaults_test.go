@@ -45,6 +45,7 @@ func defaulted() *DRAAllocatorArgs {
 		Preemption:               preemption(PreemptionEnabled),
 		PlacementScoring:         placementScoring(PlacementMostAllocated),
 		MaxPlacements:            maxPlacements(10),
+		GroupPlanTimeout:         dur(0),
 		ConsistencyCheckInterval: dur(time.Minute),
 	}
 }
@@ -76,6 +77,7 @@ func TestSetDefaults(t *testing.T) {
 			Preemption:               preemption(PreemptionEnabled),
 			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
+			GroupPlanTimeout:         dur(0),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}, {
@@ -89,12 +91,17 @@ func TestSetDefaults(t *testing.T) {
 			Preemption:               preemption(PreemptionEnabled),
 			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
+			GroupPlanTimeout:         dur(0),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}, {
 		name: "an explicit zero maxPlacements is kept because it tries every domain",
 		in:   &DRAAllocatorArgs{MaxPlacements: maxPlacements(0)},
 		want: func() *DRAAllocatorArgs { d := defaulted(); d.MaxPlacements = maxPlacements(0); return d }(),
+	}, {
+		name: "a groupPlanTimeout set is kept",
+		in:   &DRAAllocatorArgs{GroupPlanTimeout: dur(2 * time.Second)},
+		want: func() *DRAAllocatorArgs { d := defaulted(); d.GroupPlanTimeout = dur(2 * time.Second); return d }(),
 	}, {
 		name: "an explicit zero consistencyCheckInterval is kept because it checks only on SIGUSR2",
 		in:   &DRAAllocatorArgs{ConsistencyCheckInterval: dur(0)},
@@ -125,6 +132,7 @@ func TestSetDefaults(t *testing.T) {
 			Preemption:               preemption(PreemptionDisabled),
 			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
+			GroupPlanTimeout:         dur(3 * time.Second),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
 		want: &DRAAllocatorArgs{
@@ -135,6 +143,7 @@ func TestSetDefaults(t *testing.T) {
 			Preemption:               preemption(PreemptionDisabled),
 			PlacementScoring:         placementScoring(PlacementMostAllocated),
 			MaxPlacements:            maxPlacements(10),
+			GroupPlanTimeout:         dur(3 * time.Second),
 			ConsistencyCheckInterval: dur(time.Minute),
 		},
 	}}
@@ -178,7 +187,7 @@ func TestJSONFieldNamesAreCamelCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"MostAllocated","maxPlacements":10,"consistencyCheckInterval":"1m0s"}`
+	want := `{"filterTimeout":"10s","bindingTimeout":"10m0s","scoringStrategy":{"type":"FirstAvailable"},"deviceSelectionPolicy":"FirstFit","preemption":"Enabled","placementScoring":"MostAllocated","maxPlacements":10,"groupPlanTimeout":"0s","consistencyCheckInterval":"1m0s"}`
 	if string(got) != want {
 		t.Errorf("json = %s\nwant   %s", got, want)
 	}

@@ -69,6 +69,15 @@ type DRAAllocatorArgs struct {
 	// 0 tries every domain always. Defaults to 10.
 	// +optional
 	MaxPlacements *int32 `json:"maxPlacements,omitempty"`
+	// GroupPlanTimeout limits the time one pod-group cycle may spend
+	// planning the group's devices jointly, over every placement it
+	// tries: kube-scheduler's loop is serial, and a group of many pods on
+	// many equivalent devices, or with a constraint that fails late, must
+	// not hold it. A group that runs out gets a message saying so and is
+	// tried again later; the other pods go on. 0 uses filterTimeout (no
+	// limit if that is 0 too). Defaults to 0.
+	// +optional
+	GroupPlanTimeout *metav1.Duration `json:"groupPlanTimeout,omitempty"`
 	// ConsistencyCheckInterval is how often the plugin compares its
 	// long-lived state — the device inventory, the devices claims hold
 	// and those in flight — with what the scheduler's informers say it

@@ -74,6 +74,9 @@ func autoConvert_v1_DRAAllocatorArgs_To_config_DRAAllocatorArgs(in *DRAAllocator
 	if err := metav1.Convert_Pointer_int32_To_int32(&in.MaxPlacements, &out.MaxPlacements, s); err != nil {
 		return err
 	}
+	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.GroupPlanTimeout, &out.GroupPlanTimeout, s); err != nil {
+		return err
+	}
 	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.ConsistencyCheckInterval, &out.ConsistencyCheckInterval, s); err != nil {
 		return err
 	}
@@ -92,6 +95,9 @@ func autoConvert_config_DRAAllocatorArgs_To_v1_DRAAllocatorArgs(in *config.DRAAl
 	// WARNING: in.Preemption requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PreemptionMode vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PreemptionMode)
 	// WARNING: in.PlacementScoring requires manual conversion: inconvertible types (github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config.PlacementScoringType vs *github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/apis/config/v1.PlacementScoringType)
 	if err := metav1.Convert_int32_To_Pointer_int32(&in.MaxPlacements, &out.MaxPlacements, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.GroupPlanTimeout, &out.GroupPlanTimeout, s); err != nil {
 		return err
 	}
 	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.ConsistencyCheckInterval, &out.ConsistencyCheckInterval, s); err != nil {

@@ -67,6 +67,11 @@ func (in *DRAAllocatorArgs) DeepCopyInto(out *DRAAllocatorArgs) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.GroupPlanTimeout != nil {
+		in, out := &in.GroupPlanTimeout, &out.GroupPlanTimeout
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.ConsistencyCheckInterval != nil {
 		in, out := &in.ConsistencyCheckInterval, &out.ConsistencyCheckInterval
 		*out = new(metav1.Duration)

@@ -32,8 +32,9 @@ import (
 //
 // Rules: filterTimeout >= 0 (0 disables the limit), bindingTimeout > 0,
 // scoringStrategy.type, deviceSelectionPolicy and preemption must be one of
-// the supported constants, maxPlacements >= 0, consistencyCheckInterval
-// >= 0 (0 checks only on SIGUSR2).
+// the supported constants, maxPlacements >= 0, groupPlanTimeout >= 0 (0:
+// filterTimeout), consistencyCheckInterval >= 0 (0 checks only on
+// SIGUSR2).
 func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) error {
 	if args == nil {
 		if path == nil {
@@ -71,6 +72,10 @@ func ValidateDRAAllocatorArgs(path *field.Path, args *config.DRAAllocatorArgs) e
 	if args.MaxPlacements < 0 {
 		allErrs = append(allErrs, field.Invalid(path.Child("maxPlacements"), args.MaxPlacements,
 			"must be at least 0 (0 tries every domain)"))
+	}
+	if d := args.GroupPlanTimeout.Duration; d < 0 {
+		allErrs = append(allErrs, field.Invalid(path.Child("groupPlanTimeout"), d.String(),
+			"must be zero (filterTimeout applies) or positive"))
 	}
 	if d := args.ConsistencyCheckInterval.Duration; d < 0 {
 		allErrs = append(allErrs, field.Invalid(path.Child("consistencyCheckInterval"), d.String(),

@@ -114,6 +114,13 @@ func TestValidateDRAAllocatorArgs(t *testing.T) {
 		modify: func(a *config.DRAAllocatorArgs) { a.MaxPlacements = -1 },
 		want:   []wantErr{{field.ErrorTypeInvalid, "maxPlacements"}},
 	}, {
+		name:   "a positive groupPlanTimeout is accepted",
+		modify: func(a *config.DRAAllocatorArgs) { a.GroupPlanTimeout.Duration = 2 * time.Second },
+	}, {
+		name:   "a negative groupPlanTimeout is invalid at groupPlanTimeout",
+		modify: func(a *config.DRAAllocatorArgs) { a.GroupPlanTimeout.Duration = -time.Second },
+		want:   []wantErr{{field.ErrorTypeInvalid, "groupPlanTimeout"}},
+	}, {
 		name:   "a zero consistencyCheckInterval is accepted: the check runs only on SIGUSR2",
 		modify: func(a *config.DRAAllocatorArgs) { a.ConsistencyCheckInterval.Duration = 0 },
 	}, {
