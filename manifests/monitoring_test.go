@@ -170,11 +170,35 @@ func TestTheAlertsUseMetricsTheSchedulerExports(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerStateDiffersFromAPI", "DRASchedulerClaimsPendingTooLong"} {
+	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerStateDiffersFromAPI", "DRASchedulerClaimsPendingTooLong", "DRASchedulerDown"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts %v: %s missing", alerts, want)
 		}
 	}
+}
+
+func TestTheDownAlertWatchesTheLeaseTheSchedulerLeadsWith(t *testing.T) {
+	lease := leaderElection(t).ResourceName
+	rule := monitoringObjects(t)["PrometheusRule/dra-scheduler"]
+	if rule == nil {
+		t.Fatal("no PrometheusRule dra-scheduler")
+	}
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	for _, g := range groups {
+		rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rules {
+			r := r.(map[string]any)
+			if r["alert"] != "DRASchedulerDown" {
+				continue
+			}
+			// Absent (no replica scraped) counts as no leader.
+			if want := `(max(leader_election_master_status{name="` + lease + `"}) or vector(0)) < 1`; r["expr"] != want || r["for"] != "5m" {
+				t.Errorf("DRASchedulerDown is %q for %v, want %q for 5m (the lease %q the scheduler leads with)", r["expr"], r["for"], want, lease)
+			}
+			return
+		}
+	}
+	t.Error("no alert DRASchedulerDown")
 }
 
 func TestTheDashboardShowsWhatOperatorsAskAbout(t *testing.T) {
