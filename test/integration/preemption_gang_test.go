@@ -118,31 +118,36 @@ func testGangPreemption(t *testing.T, config string) {
 			e.checkNoDeviceTwice()
 		})
 	}
-	root.Run("a pod arriving while the victims go does not take their devices", func(t *testing.T) {
-		e.preemptionCase(t)
-		kubelet.setDelay(slowKubeletDelay)
-		t.Cleanup(func() { kubelet.setDelay(kubeletDelay) })
-		var lows []string
-		for _, n := range nodes {
-			lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
-		}
-		gang := e.highGang("train-late", 4, "")
-		e.waitFor("the gang's victims to be evicted", func() (bool, string) {
-			victims := e.evicted(lows)
-			return len(victims) == 4, fmt.Sprintf("evicted %v", victims)
+	for _, late := range []struct{ name, class string }{
+		{"a pod of lower priority arriving while the victims go does not take their devices", "low"},
+		{"a pod of equal priority that cannot preempt, arriving while the victims go, does not take their devices", "high-never"},
+	} {
+		root.Run(late.name, func(t *testing.T) {
+			e.preemptionCase(t)
+			kubelet.setDelay(slowKubeletDelay)
+			t.Cleanup(func() { kubelet.setDelay(kubeletDelay) })
+			var lows []string
+			for _, n := range nodes {
+				lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
+			}
+			gang := e.highGang("train-late-"+late.class, 4, "")
+			e.waitFor("the gang's victims to be evicted", func() (bool, string) {
+				victims := e.evicted(lows)
+				return len(victims) == 4, fmt.Sprintf("evicted %v", victims)
+			})
+			// It cannot preempt, and the gang's pods, nominated, come
+			// first for the devices their victims free.
+			e.create(preemptionPod("late", e.ns, late.class, "gpu-1"))
+			for _, name := range gang {
+				e.waitScheduled(name)
+			}
+			if victims := e.evicted(lows); len(victims) != 4 {
+				t.Fatalf("pods %v were evicted for the gang of 4, want 4 of %v; events of %s: %s", victims, lows, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+			}
+			e.holdsFor(2*time.Second, "the late pod to stay unbound", func() string { return e.unbound("late") })
+			e.checkNoDeviceTwice()
 		})
-		// Of the low priority: it cannot preempt, and the gang's pods,
-		// nominated, come first for the devices their victims free.
-		e.create(preemptionPod("late", e.ns, "low", "gpu-1"))
-		for _, name := range gang {
-			e.waitScheduled(name)
-		}
-		if victims := e.evicted(lows); len(victims) != 4 {
-			t.Fatalf("pods %v were evicted for the gang of 4, want 4 of %v; events of %s: %s", victims, lows, gang[0], describeEvents(e.schedulerEvents(gang[0])))
-		}
-		e.holdsFor(2*time.Second, "the late pod to stay unbound", func() string { return e.unbound("late") })
-		e.checkNoDeviceTwice()
-	})
+	}
 	root.Run("a gang evicts the pods of a low-priority gang it needs, no more", func(t *testing.T) {
 		e.preemptionCase(t)
 		lows := e.priorityGang("low-gang", "low", 4, "", "gpu", "gpu-1", nil)
