@@ -492,3 +492,36 @@ func TestEveryShippedConfigurationElectsOnTheConfigMapsLease(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryShippedConfigurationServesNoProfiling(t *testing.T) {
+	configs := map[string][]byte{}
+	for _, dir := range []string{manifests.InstallDir, "overlays/in-tree"} {
+		cfg, err := manifests.SchedulerConfigOf(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		configs[dir] = cfg
+	}
+	files, err := filepath.Glob("config/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("config/*.yaml: %v, %d files", err, len(files))
+	}
+	for _, f := range files {
+		if configs[f], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range configs {
+		var c struct {
+			EnableProfiling *bool `json:"enableProfiling"`
+		}
+		if err := yaml.Unmarshal(data, &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// kube-scheduler's default is true: /debug/pprof for every token
+		// that may GET the serving port.
+		if c.EnableProfiling == nil || *c.EnableProfiling {
+			t.Errorf("%s: enableProfiling is %v, want false", name, c.EnableProfiling)
+		}
+	}
+}

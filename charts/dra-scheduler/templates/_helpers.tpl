@@ -31,6 +31,10 @@ annotation, is the one kustomize's build has.
 {{- $args := .Values.plugin.args -}}
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
+# No /debug/pprof on the serving port: profiling is a debugging step
+# to turn on when needed, not an endpoint every token with /metrics
+# access can call.
+enableProfiling: false
 clientConnection:
   qps: {{ .Values.clientConnection.qps }}
   burst: {{ .Values.clientConnection.burst }}
