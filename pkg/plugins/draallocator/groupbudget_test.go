@@ -102,3 +102,41 @@ func TestAGangWhosePlanRunsOutOfTimeSaysSoAndReservesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestAPathologicalGangHoldsTheLoopNoLongerThanItsBudget: 21 pods of one
+// GPU each, every claim of a selector of its own (no two pods are twins,
+// so no plan is memoized for another), on 10 nodes of 2 GPUs: the gang
+// cannot fit, and the search for a plan, within its budget of allocator
+// calls, ran for more than 10 minutes before it had a time budget too.
+func TestAPathologicalGangHoldsTheLoopNoLongerThanItsBudget(t *testing.T) {
+	withPodGroups(t, false)
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("node-%02d", i))
+	}
+	nodes, objs := gpuNodes(names, 2)
+	const size = 21
+	objs = append(objs, gangGroup(size))
+	var pods []*v1.Pod
+	for i := range size {
+		name := fmt.Sprintf("pod-%d", i)
+		selector := fmt.Sprintf(`device.driver == %q && %d >= 0`, testDriver, i)
+		objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, 1, selector)), gangPod(name))
+		pods = append(pods, gangPod(name))
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	const budget = 300 * time.Millisecond
+	h.plugins[0].args.GroupPlanTimeout = metav1.Duration{Duration: budget}
+	start := time.Now()
+	_, devices, failures := runGangCycle(t, h, pods[:1])
+	took := time.Since(start)
+	want := "pod group test/gang: planning its devices took longer than the 300ms allowed (groupPlanTimeout) in this attempt; it is tried again later"
+	if failures["pod-0"] != want || len(devices) != 0 {
+		t.Errorf("pod-0: %q, devices %v; want %q and none", failures["pod-0"], devices, want)
+	}
+	// Generous: the bound is the budget plus one allocator call.
+	if took > 10*budget {
+		t.Errorf("the pod-group cycle's first pod took %v, more than ten times its budget of %v", took, budget)
+	}
+	t.Logf("the first pod's cycle ended after %v (budget %v)", took, budget)
+}
