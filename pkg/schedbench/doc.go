@@ -98,6 +98,21 @@ limitations under the License.
 // in racks (whole devices: an extended resource has no parts to fall
 // back to).
 //
+// WorkloadGangPreemption (gang_preemption.go, issue 55) puts the nodes
+// in racks of Options.RackSize (NVL72-like: 18 nodes of 4 GPUs), fills
+// each rack with low-priority pods of one device to an occupancy set by
+// its index (RackOccupancyPercent: 100, 95, 90, 85, 80%, so that every
+// gang needs victims and racks differ in how many), then creates
+// high-priority gangs of Options.GangSizes (16, 36, 72) with a topology
+// constraint on RackLabel, one after the other: each is waited for until
+// bound or Options.GangTimeout (then deleted), so that its fewest
+// victims, computed from the layout read from the API just before it
+// (MinGangVictims), is well defined. It reports per gang the victims
+// against that minimum, the placements kube-scheduler tried, the
+// scheduler's CPU and latency, and the goals met or not; ours runs
+// beside device-plugin, whose stock DefaultPreemption preempts for a
+// gang's extended resource, and in-tree, whose gangs stay pending.
+//
 // # Soak
 //
 // Soak (soak.go, soak_churn.go) runs configuration ours alone for a long
