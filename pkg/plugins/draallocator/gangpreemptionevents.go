@@ -32,19 +32,23 @@ import (
 // each would cost (a PreemptionDomain event), once per re-run that ranked
 // its placements.
 
-// victimsNamed is how many victims an event names per domain; it says how
-// many more there are.
-const victimsNamed = 8
+// victimsNamed is how many victims an event names, those of the cheapest
+// domain; it says how many more there are. Other domains are counted, not
+// named: kube-apiserver refuses an event's note past eventNoteLimit.
+const victimsNamed = 5
+
+// eventNoteLimit is the longest note kube-apiserver accepts on an event.
+const eventNoteLimit = 1024
 
 // explainPreemptionDomains records on each pod of the group the domains
 // its preemption's re-run ranked, the cheapest first, with their victims.
 func (pl *DRAAllocator) explainPreemptionDomains(ctx context.Context, info fwk.PodGroupInfo, ranked []rankedPlacement) {
 	key, _ := topologyKey(info)
 	var parts []string
-	for _, r := range ranked {
-		parts = append(parts, describeDomainVictims(key, r))
+	for i, r := range ranked {
+		parts = append(parts, describeDomainVictims(key, r, i == 0))
 	}
-	note := fmt.Sprintf("pod group %s/%s preempts where its victims cost least: %s", info.GetNamespace(), info.GetName(), strings.Join(parts, "; "))
+	note := fitNote(fmt.Sprintf("pod group %s/%s preempts where its victims cost least: ", info.GetNamespace(), info.GetName()), parts)
 	klog.FromContext(ctx).V(4).Info("Ranked a pod group preemption's domains by their victims", "podGroup", klog.KRef(info.GetNamespace(), info.GetName()), "ranking", note)
 	recorder := pl.handle.EventRecorder()
 	if recorder == nil {
@@ -55,9 +59,34 @@ func (pl *DRAAllocator) explainPreemptionDomains(ctx context.Context, info fwk.P
 	}
 }
 
+// fitNote joins the parts after head, as many as fit in an event's note,
+// saying how many more domains there are.
+func fitNote(head string, parts []string) string {
+	note := head
+	for i, p := range parts {
+		sep := ""
+		if i > 0 {
+			sep = "; "
+		}
+		more := ""
+		if i < len(parts)-1 {
+			more = fmt.Sprintf("; and %d more domains", len(parts)-1-i)
+		}
+		if len(note)+len(sep)+len(p)+len(more) > eventNoteLimit && i > 0 {
+			return note + fmt.Sprintf("; and %d more domains", len(parts)-i)
+		}
+		note += sep + p
+	}
+	if len(note) > eventNoteLimit {
+		note = note[:eventNoteLimit-len("…")] + "…"
+	}
+	return note
+}
+
 // describeDomainVictims says what one ranked placement costs: "rack=r2
-// (cheapest): 2 victims, priority up to 100: ns/a, ns/b".
-func describeDomainVictims(key string, r rankedPlacement) string {
+// (cheapest): 2 victims, priority up to 100: ns/a, ns/b", naming the
+// victims only where named says so.
+func describeDomainVictims(key string, r rankedPlacement, named bool) string {
 	domain := "the cluster"
 	if key != "" {
 		domain = key + "=" + r.placement.Name
@@ -69,12 +98,6 @@ func describeDomainVictims(key string, r rankedPlacement) string {
 	if len(v.victims) == 0 {
 		return domain + ": no victims"
 	}
-	names := v.podNames()
-	more := ""
-	if len(names) > victimsNamed {
-		more = fmt.Sprintf(" and %d more", len(names)-victimsNamed)
-		names = names[:victimsNamed]
-	}
 	pdb := ""
 	if v.pdbViolations > 0 {
 		pdb = fmt.Sprintf(", %d violating a PodDisruptionBudget", v.pdbViolations)
@@ -83,5 +106,15 @@ func describeDomainVictims(key string, r rankedPlacement) string {
 	if v.pods() == 1 {
 		count = "1 victim"
 	}
-	return fmt.Sprintf("%s: %s, priority up to %d%s: %s%s", domain, count, v.victims[0].Priority(), pdb, strings.Join(names, ", "), more)
+	summary := fmt.Sprintf("%s: %s, priority up to %d%s", domain, count, v.victims[0].Priority(), pdb)
+	if !named {
+		return summary
+	}
+	names := v.podNames()
+	more := ""
+	if len(names) > victimsNamed {
+		more = fmt.Sprintf(" and %d more", len(names)-victimsNamed)
+		names = names[:victimsNamed]
+	}
+	return fmt.Sprintf("%s: %s%s", summary, strings.Join(names, ", "), more)
 }

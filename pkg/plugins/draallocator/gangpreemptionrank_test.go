@@ -19,6 +19,7 @@ package draallocator
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,23 +101,43 @@ func TestAPreemptionDomainEventSaysWhatEachDomainCosts(t *testing.T) {
 	for _, tc := range []struct {
 		name, key string
 		ranked    rankedPlacement
+		named     bool
 		want      string
 	}{
-		{"a domain without victims says so", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0), cheapest: true},
+		{"a domain without victims says so", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0), cheapest: true}, true,
 			"rack=rack-2 (cheapest): no victims"},
-		{"a domain names its victims and their highest priority", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0, 100, 50)},
-			"rack=rack-2: 2 victims, priority up to 100: victim-0, victim-1"},
-		{"budget violations are counted", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 1, 100)},
+		{"the cheapest domain names its victims and their highest priority", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0, 100, 50), cheapest: true}, true,
+			"rack=rack-2 (cheapest): 2 victims, priority up to 100: victim-0, victim-1"},
+		{"another domain counts its victims", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0, 100, 50)}, false,
+			"rack=rack-2: 2 victims, priority up to 100"},
+		{"budget violations are counted", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 1, 100)}, true,
 			"rack=rack-2: 1 victim, priority up to 100, 1 violating a PodDisruptionBudget: victim-0"},
-		{"a group without a topology constraint preempts in the cluster", "", rankedPlacement{placement: &fwk.Placement{}, victims: victimsAt(t, time.Hour, 0, 100), cheapest: true},
+		{"a group without a topology constraint preempts in the cluster", "", rankedPlacement{placement: &fwk.Placement{}, victims: victimsAt(t, time.Hour, 0, 100), cheapest: true}, true,
 			"the cluster (cheapest): 1 victim, priority up to 100: victim-0"},
-		{"many victims are counted, not all named", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0, many...)},
-			"rack=rack-2: 10 victims, priority up to 100: victim-0, victim-1, victim-2, victim-3, victim-4, victim-5, victim-6, victim-7 and 2 more"},
+		{"many victims are counted, not all named", "rack", rankedPlacement{placement: rack, victims: victimsAt(t, time.Hour, 0, many...), cheapest: true}, true,
+			"rack=rack-2 (cheapest): 7 victims, priority up to 100: victim-0, victim-1, victim-2, victim-3, victim-4 and 2 more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := describeDomainVictims(tc.key, tc.ranked); got != tc.want {
+			if got := describeDomainVictims(tc.key, tc.ranked, tc.named); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAPreemptionDomainEventFitsTheAPIServersLimit(t *testing.T) {
+	var parts []string
+	for i := range 60 {
+		parts = append(parts, fmt.Sprintf("rack=rack-%03d: 12 victims, priority up to 100", i))
+	}
+	note := fitNote("pod group team/train preempts where its victims cost least: ", parts)
+	if len(note) > eventNoteLimit {
+		t.Errorf("the note has %d characters, more than %d", len(note), eventNoteLimit)
+	}
+	if !strings.HasPrefix(note, "pod group team/train preempts where its victims cost least: rack=rack-000: 12 victims") || !strings.Contains(note, " more domains") {
+		t.Errorf("the note %q does not start with the cheapest domain and count the rest", note)
+	}
+	if got := fitNote("head: ", parts[:2]); got != "head: "+parts[0]+"; "+parts[1] {
+		t.Errorf("a short note is %q, want every part", got)
 	}
 }
