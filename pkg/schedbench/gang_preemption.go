@@ -26,7 +26,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -219,6 +218,9 @@ func (o *Options) runGangPreemption(ctx context.Context, n int, c Config, label 
 		res.SpanNs = int64(last.Sub(first))
 	}
 	gp.total()
+	if err := attributeGangVictims(ctx, client, ns, gp); err != nil {
+		waitErr = errors.Join(waitErr, err)
+	}
 	o.progress("%s: %d of %d gangs bound, %d victims (minimum %d)", label, gp.Bound, len(gp.Gangs), gp.Victims, gp.MinVictims)
 
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
@@ -310,81 +312,4 @@ func deleteGang(ctx context.Context, client kubernetes.Interface, ns string, pod
 		}
 		return nil
 	})
-}
-
-// observedLayout is the racks' layout as the API shows it, the
-// low-priority pods staying (not terminating) and every bound pod's
-// node.
-type observedLayout struct {
-	racks      []RackLayout
-	lowStaying int
-	nodeOf     map[string]string
-}
-
-// settleGang waits, up to terminatingSettle, until no pod of ns is
-// terminating (the kubelet stand-in deletes victims 300 ms after their
-// eviction starts) and returns the layout then, whose devices come from
-// layout and pods from the API; the last gang of gp, if any, gets its
-// victims (the low-priority pods staying before it and no longer) and
-// its rack.
-func settleGang(ctx context.Context, client kubernetes.Interface, ns string, rackOf map[string]int, layout []RackLayout, gp *GangPreemptionResult) (observedLayout, error) {
-	var now observedLayout
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, terminatingSettle, true, func(ctx context.Context) (bool, error) {
-		pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, fmt.Errorf("list the pods in %s: %w", ns, err)
-		}
-		now = observedLayout{racks: make([]RackLayout, len(layout)), nodeOf: map[string]string{}}
-		for r := range layout {
-			now.racks[r].Devices = layout[r].Devices
-		}
-		for _, pod := range pods.Items {
-			if pod.DeletionTimestamp != nil {
-				return false, nil
-			}
-			r, bound := rackOf[pod.Spec.NodeName]
-			if pod.Spec.PriorityClassName == lowPriorityClass {
-				now.lowStaying++
-			}
-			if !bound {
-				continue
-			}
-			now.nodeOf[pod.Name] = pod.Spec.NodeName
-			if pod.Spec.PriorityClassName == lowPriorityClass {
-				now.racks[r].Low++
-			} else {
-				now.racks[r].High++
-			}
-		}
-		return true, nil
-	})
-	if err != nil {
-		return now, fmt.Errorf("wait for the terminating pods of %s to be gone: %w", ns, err)
-	}
-	if gp != nil && len(gp.Gangs) > 0 {
-		last := &gp.Gangs[len(gp.Gangs)-1]
-		last.Victims = last.lowBefore - now.lowStaying
-		last.Rack = rackOfGang(last.members, now.nodeOf, rackOf)
-	}
-	return now, nil
-}
-
-// rackOfGang names the rack of the gang's bound pods: "-" for none,
-// "split" for more than one.
-func rackOfGang(pods []string, nodeOf map[string]string, rackOf map[string]int) string {
-	racks := map[int]bool{}
-	for _, pod := range pods {
-		if node, ok := nodeOf[pod]; ok {
-			racks[rackOf[node]] = true
-		}
-	}
-	switch len(racks) {
-	case 0:
-		return "-"
-	case 1:
-		for r := range racks {
-			return rackName(r)
-		}
-	}
-	return "split"
 }

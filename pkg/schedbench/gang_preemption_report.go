@@ -78,6 +78,11 @@ type PreemptingGang struct {
 	// its pods went ("-": none bound, "split": more than one rack).
 	Victims int    `json:"victims"`
 	Rack    string `json:"rack"`
+	// VictimsByEvents are the victims whose Preempted event (from the
+	// scheduler) names the gang's PodGroup as their preemptor, whenever
+	// they went: a cycle that outlasts its gang's wait evicts in the
+	// next gang's window.
+	VictimsByEvents int `json:"victimsByEvents"`
 	// Cycles are the scheduler's pod-group cycles for the gang,
 	// Placements the candidate placements it generated and
 	// FeasiblePlacements those where the gang fit (kube-scheduler's
@@ -224,15 +229,15 @@ func (rep *Report) writeGangPreemptionTable(w io.Writer) error {
 		return err
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "nodes\tconfig\tgang\tsize\tfits\tstate\tvictims\tminimum\track\tcycles\tplacements (feasible)\tCPU ms\tCPU vs device-plugin\tp50\tp99\t")
+	fmt.Fprintln(tw, "nodes\tconfig\tgang\tsize\tfits\tstate\tvictims\tby events\tminimum\track\tcycles\tplacements (feasible)\tCPU ms\tCPU vs device-plugin\tp50\tp99\t")
 	for _, r := range rep.Results {
 		for _, g := range r.gangPreemptionOrEmpty().Gangs {
 			minimum := "-"
 			if g.Fits {
 				minimum = fmt.Sprintf("%d (%d racks)", g.MinVictims, g.RacksAtMinimum)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%t\t%s\t%d\t%s\t%s\t%d\t%d (%d)\t%s\t%s\t%s\t%s\t\n",
-				r.Nodes, r.Config, g.Name, g.Size, g.Fits, g.state(), g.Victims, minimum, g.Rack, g.Cycles, g.Placements, g.FeasiblePlacements,
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%t\t%s\t%d\t%d\t%s\t%s\t%d\t%d (%d)\t%s\t%s\t%s\t%s\t\n",
+				r.Nodes, r.Config, g.Name, g.Size, g.Fits, g.state(), g.Victims, g.VictimsByEvents, minimum, g.Rack, g.Cycles, g.Placements, g.FeasiblePlacements,
 				fmtMillis(time.Duration(g.SchedulerCPUSeconds*float64(time.Second))), fmtRatio(g.CPUVsDevicePlugin),
 				fmtNs(g.Latency.P50Ns, g.BoundPods), fmtNs(g.Latency.P99Ns, g.BoundPods))
 		}

@@ -96,7 +96,7 @@ func TestGangPreemptionTable(t *testing.T) {
 		"workload gang-preemption",
 		"CPU/gang vs device-plugin",
 		"placements (feasible)",
-		"gang-1    36  true    bound       22  22 (1 racks)  rack-003",
+		"gang-1    36  true    bound       22          0  22 (1 racks)  rack-003",
 		"4 (4)",
 		"2.25×", // ours: 4.5 s of CPU per 2 gangs, device-plugin: 2 s
 		"5000 nodes, in-tree: 2 of 2 gangs still pending after 1m0s each, then deleted (Kubernetes 1.37's DynamicResources cannot free devices",

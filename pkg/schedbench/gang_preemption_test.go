@@ -17,10 +17,16 @@ limitations under the License.
 package schedbench
 
 import (
+	"context"
 	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func TestGangPreemptionOptions(t *testing.T) {
@@ -127,5 +133,33 @@ func TestRackOfGang(t *testing.T) {
 				t.Errorf("rack %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestGangVictimsAreAttributedByThePreemptedEventsNamingTheirPodGroup(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset(
+		&schedulingapi.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: "gang-0", Namespace: "ns", UID: "uid-0"}},
+		&schedulingapi.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: "gang-1", Namespace: "ns", UID: "uid-1"}},
+	)
+	preempted := func(name, victim, note string) {
+		t.Helper()
+		ev := &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Reason: "Preempted", Note: note,
+			Regarding: v1.ObjectReference{Kind: "Pod", Name: victim, UID: types.UID(victim)}}
+		if _, err := client.EventsV1().Events("ns").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	preempted("e0", "low-0", "Preempted by podgroup uid-0 on node cluster")
+	preempted("e1", "low-1", "Preempted by podgroup uid-0 on node cluster")
+	preempted("e2", "low-1", "Preempted by podgroup uid-0 on node cluster") // the same victim twice
+	preempted("e3", "low-2", "Preempted by podgroup uid-1 on node cluster")
+	preempted("e4", "low-3", "Preempted by podgroup uid-other on node cluster")
+	gp := &GangPreemptionResult{Gangs: []PreemptingGang{{Name: "gang-0"}, {Name: "gang-1"}}, Victims: 3}
+	if err := attributeGangVictims(ctx, client, "ns", gp); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := gp.Gangs[0].VictimsByEvents, gp.Gangs[1].VictimsByEvents; a != 2 || b != 1 {
+		t.Errorf("victims by events %d and %d, want 2 and 1", a, b)
 	}
 }
