@@ -100,7 +100,7 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 		return statusError(logger, err)
 	}
 	if plan == nil {
-		if plan, err = pl.planGang(ctx, gcs, pod, s); err != nil {
+		if plan, err = pl.planGang(ctx, cs, pod, s); err != nil {
 			return statusError(logger, err)
 		}
 		store.Write(gangPlanKey, plan)
@@ -183,9 +183,10 @@ func nodeObjects(infos []fwk.NodeInfo) []*v1.Node {
 
 // planGang plans the pod's group over the nodes of the placement being
 // tried with the pod's allocator (every allocation and in-flight one the
-// pod sees), within what is left of the pod-group cycle gcs's budget
-// (groupbudget.go).
-func (pl *DRAAllocator) planGang(ctx context.Context, gcs fwk.PodGroupCycleState, pod *v1.Pod, s *stateData) (*gangPlan, error) {
+// pod sees), within what is left of the pod-group cycle's budget
+// (groupbudget.go); in a pod group preemption's re-run, over the devices
+// free now first (planFreeFirst).
+func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, s *stateData) (*gangPlan, error) {
 	logger := klog.FromContext(ctx)
 	name := *pod.Spec.SchedulingGroup.PodGroupName
 	lister := pl.handle.SnapshotSharedLister()
@@ -220,9 +221,14 @@ func (pl *DRAAllocator) planGang(ctx context.Context, gcs fwk.PodGroupCycleState
 	if err != nil {
 		return nil, fmt.Errorf("plan the devices of pod group %s: %w", plan.group, err)
 	}
-	planCtx, cancel, budget := pl.groupPlanContext(ctx, gcs)
+	planCtx, cancel, budget := pl.groupPlanContext(ctx, cs.GetPodGroupSchedulingCycle())
 	defer cancel()
-	result, err := s.alloc.PlanGang(planCtx, members, 0)
+	var result allocator.GangPlan
+	if s.gangPreemption != nil {
+		result, err = planFreeFirst(planCtx, pl.freeNow(cs), s.alloc, members)
+	} else {
+		result, err = s.alloc.PlanGang(planCtx, members, 0)
+	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		plan.short = fmt.Sprintf("pod group %s: planning its devices took longer than the %v allowed (groupPlanTimeout) in this attempt; it is tried again later",
 			plan.group, budget)

@@ -23,11 +23,15 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
 )
 
 // gangCycle is one pod's cycle in a pod-group cycle whose state is group,
@@ -224,4 +228,40 @@ func (ids deviceNames) ids() map[structured.DeviceID]bool {
 		out[structured.MakeDeviceID(testDriver, "node-1", d)] = true
 	}
 	return out
+}
+
+func TestAReprieveOnANodeFreesOnlyThatNodesVictimsDevicesNotGivenBack(t *testing.T) {
+	pod := func(name, node string) *v1.Pod {
+		return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(name)}, Spec: v1.PodSpec{NodeName: node}}
+	}
+	a, b, c, shared := pod("a", "n1"), pod("b", "n1"), pod("c", "n2"), pod("s", "n2")
+	alloc := func(name string) *resourceapi.AllocationResult {
+		return &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{{Device: name}}}}
+	}
+	ofA, ofB, ofC, ofAS, releasing := alloc("a"), alloc("b"), alloc("c"), alloc("a+s"), alloc("releasing")
+	g := &gangPreemption{
+		removed:   map[types.UID]*v1.Pod{a.UID: a, b.UID: b, c.UID: c, shared.UID: shared},
+		releases:  []eviction.Release{{Allocation: ofA, Needs: []types.UID{"a"}}, {Allocation: ofB, Needs: []types.UID{"b"}}, {Allocation: ofC, Needs: []types.UID{"c"}}, {Allocation: ofAS, Needs: []types.UID{"a", "s"}}},
+		releasing: []*resourceapi.AllocationResult{releasing},
+	}
+	g.indexReleases()
+	none := func(types.UID) bool { return false }
+	backA := func(uid types.UID) bool { return uid == "a" }
+	for _, tc := range []struct {
+		name      string
+		node      string
+		givenBack func(types.UID) bool
+		want      []*resourceapi.AllocationResult
+	}{
+		{"a node's victims free their claims there, one two nodes' pods share included", "n1", none, []*resourceapi.AllocationResult{ofA, ofB, ofAS, releasing}},
+		{"a pod given back frees nothing it needs", "n1", backA, []*resourceapi.AllocationResult{ofB, releasing}},
+		{"the other node's share goes with its pod given back", "n2", backA, []*resourceapi.AllocationResult{ofC, releasing}},
+		{"a node without victims frees only what is being released", "n3", none, []*resourceapi.AllocationResult{releasing}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.freedOn(tc.node, tc.givenBack); !slices.Equal(got, tc.want) {
+				t.Errorf("freed %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

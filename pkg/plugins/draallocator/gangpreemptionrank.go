@@ -215,13 +215,15 @@ func (pl *DRAAllocator) victimsOf(ctx context.Context, g *gangPreemption, placem
 		evicted[uid] = pod
 	}
 	for _, v := range order.victims {
-		uids := victimUIDs(v)
 		var retaken map[structured.DeviceID]bool
-		for _, r := range g.releases {
-			if r.FreedBy(evicted) && slices.ContainsFunc(r.Needs, func(uid types.UID) bool { return uids[uid] }) {
-				retaken = addDevices(retaken, r.Allocation)
+		for _, pi := range v.Pods() {
+			for _, i := range g.releasesOf[pi.GetPod().UID] {
+				if r := g.releases[i]; r.FreedBy(evicted) {
+					retaken = addDevices(retaken, r.Allocation)
+				}
 			}
 		}
+		uids := victimUIDs(v)
 		for uid := range uids {
 			delete(evicted, uid)
 		}
@@ -266,7 +268,8 @@ func (pl *DRAAllocator) refit(ctx context.Context, g *gangPreemption, evicted ma
 	if len(conflicting) == 0 {
 		return true
 	}
-	base := pl.newAllocator().WhatIf(allocator.WhatIf{ReleaseAnywhere: g.freedBy(evicted), Take: held})
+	givenBack := func(uid types.UID) bool { _, ok := evicted[uid]; return !ok }
+	now := pl.newAllocator()
 	before := make([][]resourceapi.AllocationResult, len(conflicting))
 	for i, m := range conflicting {
 		before[i] = m.results
@@ -279,7 +282,7 @@ func (pl *DRAAllocator) refit(ctx context.Context, g *gangPreemption, evicted ma
 				take = append(take, &o.results[j])
 			}
 		}
-		alloc := pl.keptToAttributeDomain(m.cs, base).WhatIf(allocator.WhatIf{Take: take})
+		alloc := pl.keptToAttributeDomain(m.cs, g.allocOn(now, m.node.Name, givenBack, held)).WhatIf(allocator.WhatIf{Take: take})
 		results, err := alloc.AllocateWithin(ctx, m.node, m.claims, pl.filterTimeout())
 		if err != nil || results == nil {
 			for k, m := range conflicting {

@@ -150,7 +150,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle())
 	s.unrestricted = pl.newAllocator()
 	if s.gangPreemption != nil {
-		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, nil, group.pendingAllocations(pl.draManager.ResourceClaims()))
+		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, group.pendingAllocations(pl.draManager.ResourceClaims()))
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
