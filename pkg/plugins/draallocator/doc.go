@@ -195,7 +195,9 @@ limitations under the License.
 //     of candidates (gangpreemptionrank.go: PodDisruptionBudget
 //     violations, highest priority, sum, count, start), and answers each
 //     reprieve over the tracker with the victims given back taken
-//     (docs/design/gang-preemption.md).
+//     (docs/design/gang-preemption.md); the re-run plans the group over
+//     free devices before victims' (gangpreemptionplan.go: planFreeFirst,
+//     members kept on their free nodes placed first).
 //   - Guard (entrypoints.go, guard.go): every entry point recovers a panic
 //     as that pod's failure, naming the plugin, logged and counted;
 //     Unreserve then releases what the attempt had in flight.
