@@ -92,6 +92,9 @@ type trackedClaim struct {
 	rv       int64
 	recorded []deviceUse
 	pending  []deviceUse
+	// dryRun: pending is a dry run's (SetPendingDryRun), which may hold
+	// devices of claims it would evict; no Conflict names the claim.
+	dryRun bool
 }
 
 // deviceUse is one allocated device of a claim.
@@ -249,6 +252,27 @@ func (t *Tracker) deleteLocked(uid types.UID) {
 // SetPending records an allocation in flight for the claim (chosen, not
 // yet written), replacing an earlier one.
 func (t *Tracker) SetPending(uid types.UID, alloc *resourceapi.AllocationResult) {
+	t.setPending(uid, alloc, pendingToWrite)
+}
+
+// SetPendingDryRun is SetPending for the allocation of a dry run that is
+// undone and never written: a pod group preemption's re-run reserves its
+// pods on devices that the claims of the pods it would evict still hold.
+// Such an overlap is no double allocation, and no Conflict reports it.
+func (t *Tracker) SetPendingDryRun(uid types.UID, alloc *resourceapi.AllocationResult) {
+	t.setPending(uid, alloc, pendingDryRun)
+}
+
+// pendingKind tells an in-flight allocation to be written from a dry
+// run's.
+type pendingKind int
+
+const (
+	pendingToWrite pendingKind = iota
+	pendingDryRun
+)
+
+func (t *Tracker) setPending(uid types.UID, alloc *resourceapi.AllocationResult, kind pendingKind) {
 	uses := t.uses(alloc)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -258,9 +282,36 @@ func (t *Tracker) SetPending(uid types.UID, alloc *resourceapi.AllocationResult)
 		t.claims[uid] = tc
 	}
 	t.apply(uid, tc.pending, -1)
-	tc.pending = uses
+	tc.pending, tc.dryRun = uses, kind == pendingDryRun && len(uses) > 0
 	t.apply(uid, uses, +1)
 	t.forgetIfEmpty(uid, tc)
+}
+
+// MovePending hands claim from's in-flight allocation to claim to, at
+// once: a claim created for an allocation chosen under a placeholder (a
+// pod's DRA-backed extended resources) holds the devices from then on,
+// without a moment where they look free, and its written allocation is
+// then its own, no Conflict with the placeholder.
+func (t *Tracker) MovePending(from, to types.UID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	src := t.claims[from]
+	if src == nil || len(src.pending) == 0 {
+		return
+	}
+	dst := t.claims[to]
+	if dst == nil {
+		dst = &trackedClaim{}
+		t.claims[to] = dst
+	}
+	uses, dryRun := src.pending, src.dryRun
+	// Released first, so that the claim taking them is their only holder.
+	t.apply(from, uses, -1)
+	src.pending, src.dryRun = nil, false
+	t.forgetIfEmpty(from, src)
+	t.apply(to, dst.pending, -1)
+	dst.pending, dst.dryRun = uses, dryRun
+	t.apply(to, uses, +1)
 }
 
 // ClearPending drops the claim's in-flight allocation, if any.
@@ -305,16 +356,25 @@ func (t *Tracker) hold(uid types.UID, id structured.DeviceID, sign int) {
 		h = map[types.UID]int{}
 		t.holders[id] = h
 	}
-	if sign > 0 && h[uid] == 0 && len(h) > 0 && t.onConflict != nil {
+	if sign > 0 && h[uid] == 0 && len(h) > 0 && t.onConflict != nil && !t.inDryRun(uid) {
 		for other := range h {
-			t.onConflict(Conflict{Device: id, Claims: [2]string{t.name(other), t.name(uid)}})
-			break
+			if !t.inDryRun(other) {
+				t.onConflict(Conflict{Device: id, Claims: [2]string{t.name(other), t.name(uid)}})
+				break
+			}
 		}
 	}
 	addCount(h, uid, sign)
 	if len(h) == 0 {
 		delete(t.holders, id)
 	}
+}
+
+// inDryRun reports whether claim uid's in-flight allocation is a dry
+// run's (SetPendingDryRun); t.mu must be held.
+func (t *Tracker) inDryRun(uid types.UID) bool {
+	tc := t.claims[uid]
+	return tc != nil && tc.dryRun
 }
 
 func addCount[K comparable](m map[K]int, k K, delta int) {

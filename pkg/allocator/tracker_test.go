@@ -198,6 +198,40 @@ func TestTrackerReportsADeviceHeldByTwoClaims(t *testing.T) {
 			tr.SetClaim(c)
 			tr.SetClaim(claim("b", "second", alloc("dev-0", false)))
 		}, nil},
+		{"a dry run's in-flight allocation of a device a victim holds is no conflict", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "victim", alloc("dev-0", false)))
+			tr.SetClaim(claim("b", "preemptor", nil))
+			tr.SetPendingDryRun("b", alloc("dev-0", false))
+		}, nil},
+		{"the victim's claim written again under a dry run is no conflict", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("b", "preemptor", nil))
+			tr.SetPendingDryRun("b", alloc("dev-0", false))
+			tr.SetClaim(claim("a", "victim", alloc("dev-0", false)))
+		}, nil},
+		{"a third claim allocated the device a dry run and a victim hold is reported with the victim", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "victim", alloc("dev-0", false)))
+			tr.SetPendingDryRun("b", alloc("dev-0", false))
+			tr.SetClaim(claim("c", "third", alloc("dev-0", false)))
+		}, []string{"d/p/dev-0: ns/victim, ns/third"}},
+		{"an allocation to write after a dry run of the same claim is reported again", func(tr *allocator.Tracker) {
+			tr.SetClaim(claim("a", "first", alloc("dev-0", false)))
+			tr.SetClaim(claim("b", "second", nil))
+			tr.SetPendingDryRun("b", alloc("dev-0", false))
+			tr.ClearPending("b")
+			tr.SetPending("b", alloc("dev-0", false))
+		}, []string{"d/p/dev-0: ns/first, ns/second"}},
+		{"a claim created for a placeholder's in-flight allocation and written is no conflict", func(tr *allocator.Tracker) {
+			tr.SetPending("placeholder", alloc("dev-0", false))
+			tr.MovePending("placeholder", "created")
+			tr.SetClaim(claim("created", "pod-extended-resources", alloc("dev-0", false)))
+			tr.ClearPending("created")
+		}, nil},
+		{"a placeholder's in-flight allocation moved to a claim still meets other claims' conflicts", func(tr *allocator.Tracker) {
+			tr.SetPending("placeholder", alloc("dev-0", false))
+			tr.MovePending("placeholder", "created")
+			tr.SetClaim(claim("created", "pod-extended-resources", nil))
+			tr.SetClaim(claim("other", "elsewhere", alloc("dev-0", false)))
+		}, []string{"d/p/dev-0: ns/pod-extended-resources, ns/elsewhere"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := allocator.NewTracker(structured.Features{ConsumableCapacity: true})
@@ -210,6 +244,32 @@ func TestTrackerReportsADeviceHeldByTwoClaims(t *testing.T) {
 				t.Errorf("conflicts %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAMovedInFlightAllocationHoldsItsDevicesThroughout: the devices a
+// placeholder holds in flight stay taken while they pass to the claim
+// created for them, and until that claim's pending allocation ends.
+func TestAMovedInFlightAllocationHoldsItsDevicesThroughout(t *testing.T) {
+	alloc := &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{Results: []resourceapi.DeviceRequestAllocationResult{
+		{Request: "r", Driver: "d", Pool: "p", Device: "dev-0"}}}}
+	tr := allocator.NewTracker(structured.Features{})
+	held := func() int { return tr.AllocatedState().AllocatedDevices.Len() }
+	for _, step := range []struct {
+		what string
+		do   func()
+		want int
+	}{
+		{"the placeholder's allocation in flight", func() { tr.SetPending("placeholder", alloc) }, 1},
+		{"moved to the created claim", func() { tr.MovePending("placeholder", "created") }, 1},
+		{"the placeholder's pending cleared", func() { tr.ClearPending("placeholder") }, 1},
+		{"a move from a claim with nothing in flight", func() { tr.MovePending("placeholder", "created") }, 1},
+		{"the created claim's pending cleared", func() { tr.ClearPending("created") }, 0},
+	} {
+		step.do()
+		if got := held(); got != step.want {
+			t.Fatalf("after %s: %d devices held, want %d", step.what, got, step.want)
+		}
 	}
 }
 

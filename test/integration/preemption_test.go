@@ -561,6 +561,23 @@ func (e *env) checkNoDeviceTwice() {
 			e.t.Errorf("device %s is allocated to claims %v", device, claims)
 		}
 	}
+	e.checkNoDoubleAllocationReported()
+}
+
+// checkNoDoubleAllocationReported fails the test for every
+// DeviceAllocatedTwice event in the namespace: where no device is held
+// twice, that critical warning is a false alarm.
+func (e *env) checkNoDoubleAllocationReported() {
+	e.t.Helper()
+	list, err := e.client.EventsV1().Events(e.ns).List(e.ctx, metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatalf("list the events of namespace %s: %v", e.ns, err)
+	}
+	for _, ev := range list.Items {
+		if ev.Reason == "DeviceAllocatedTwice" {
+			e.t.Errorf("false alarm: %s event on %s %s: %s", ev.Reason, ev.Regarding.Kind, ev.Regarding.Name, ev.Note)
+		}
+	}
 }
 
 // firstProblem is the first of problems that is not "".

@@ -117,8 +117,12 @@ func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod
 	if err != nil {
 		return statusError(logger, fmt.Errorf("create the extended-resource claim of pod %s: %w", klog.KObj(pod), err))
 	}
-	// Unreserve deletes it if anything below fails.
+	// Unreserve deletes it if anything below fails, and with it what the
+	// tracker holds for it: from now on the claim holds the devices in
+	// flight, not the placeholder, so that its written allocation below
+	// meets no other holder (a DeviceAllocatedTwice false alarm).
 	x.created = created
+	pl.tracker.MovePending(x.placeholderUID(), created.UID)
 	updated, err := pl.bindClaim(ctx, created, x.allocation, podConsumer(pod))
 	if err != nil {
 		return statusError(logger, err)
@@ -132,8 +136,7 @@ func (pl *DRAAllocator) bindExtendedClaim(ctx context.Context, s *stateData, pod
 	if err := schedutil.PatchPodStatus(ctx, pl.client, pod.Name, pod.Namespace, &pod.Status, newStatus); err != nil {
 		return statusError(logger, fmt.Errorf("record the extended-resource claim %s in the status of pod %s: %w", klog.KObj(updated), klog.KObj(pod), err))
 	}
-	uid := x.placeholderUID()
-	pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(uid, true)
-	pl.tracker.ClearPending(uid)
+	pl.draManager.ResourceClaims().MaybeRemoveClaimPendingAllocation(x.placeholderUID(), true)
+	pl.tracker.ClearPending(updated.UID)
 	return nil
 }

@@ -136,7 +136,11 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	if len(s.toAllocateClaims) == 0 && s.ext == nil {
 		// Nothing to allocate: Reserve may still share pending
-		// allocations.
+		// allocations, a dry run's in a pod group preemption's re-run
+		// (found by the pod that allocated them).
+		if cs.IsPodGroupSchedulingCycle() {
+			s.gangPreemption = foundGangPreemption(cs.GetPodGroupSchedulingCycle())
+		}
 		return nil, nil
 	}
 

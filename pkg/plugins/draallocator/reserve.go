@@ -130,8 +130,8 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 }
 
 // markInFlight tells the framework and the tracker that the claim's
-// allocation is chosen but not written yet, and records it in the cycle
-// state for Unreserve. The framework declines when its assume cache has
+// allocation is chosen but not written yet (in a pod group preemption's
+// re-run, a dry run's), and records it in the cycle state for Unreserve. The framework declines when its assume cache has
 // the claim allocated already (someone else allocated it since
 // PreFilter): then nothing is in flight and the attempt fails.
 func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
@@ -150,7 +150,13 @@ func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *re
 	s.mu.Lock()
 	s.inFlight = append(s.inFlight, claim)
 	s.mu.Unlock()
-	pl.tracker.SetPending(claim.UID, allocation)
+	if s.gangPreemption != nil {
+		// A pod group preemption's re-run: undone, never written, on
+		// devices the victims' claims still hold.
+		pl.tracker.SetPendingDryRun(claim.UID, allocation)
+	} else {
+		pl.tracker.SetPending(claim.UID, allocation)
+	}
 	logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
 	return nil
 }
@@ -229,7 +235,10 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	if x := s.ext; x != nil {
 		if x.created != nil {
-			// Written by PreBind: nobody else uses it.
+			// Written by PreBind: nobody else uses it. What it holds in
+			// flight (bindExtendedClaim) ends with the attempt, even if
+			// deleting it fails.
+			pl.tracker.ClearPending(x.created.UID)
 			if err := pl.deleteClaim(ctx, x.created); err != nil {
 				logger.Error(err, "Deleting the extended-resource claim failed", "resourceclaim", klog.KObj(x.created), "pod", klog.KObj(pod))
 			}
