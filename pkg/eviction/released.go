@@ -20,6 +20,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -107,6 +108,24 @@ func (r Release) FreedBy(evicted map[types.UID]*v1.Pod) bool {
 // while they are short (keySet) and the claims of all pods, and what
 // the releases need, in one array each.
 func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []Release {
+	var here []*v1.Pod
+	for _, pod := range evicted {
+		if pod.Spec.NodeName == node {
+			here = append(here, pod)
+		}
+	}
+	return releasesOn(sortedByUID(here), evicted, staying, claims)
+}
+
+// sortedByUID sorts pods by UID, so that releases come in the same order
+// whatever the order of a map of them.
+func sortedByUID(pods []*v1.Pod) []*v1.Pod {
+	slices.SortFunc(pods, func(a, b *v1.Pod) int { return strings.Compare(string(a.UID), string(b.UID)) })
+	return pods
+}
+
+// releasesOn is ReleasesBy for the evicted pods of one node, onNode.
+func releasesOn(onNode []*v1.Pod, evicted map[types.UID]*v1.Pod, staying func() []*v1.Pod, claims Claims) []Release {
 	type podClaims struct {
 		uid        types.UID
 		start, end int // its claims in held
@@ -121,13 +140,10 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 		needs   []types.UID
 		shared  bool // a claim given back is used by several pods here
 	)
-	for _, pod := range evicted {
-		if pod.Spec.NodeName != node {
-			continue
-		}
+	for _, pod := range onNode {
 		if here == nil {
 			// Room for a claim or two per pod, the common case.
-			n := len(evicted)
+			n := len(onNode)
 			here, held, needs = make([]podClaims, 0, n), make([]Held, 0, n), make([]types.UID, 0, 2*n)
 			seen.list, outKeys.list, out = make([]ClaimKey, 0, n), make([]ClaimKey, 0, n), make([]Release, 0, n)
 		}
@@ -193,14 +209,16 @@ func ReleasesBy(node string, evicted map[types.UID]*v1.Pod, staying func() []*v1
 // two nodes use is given back only if every one of them is evicted,
 // since each must be among its consumers.
 func ReleasesAcross(evicted map[types.UID]*v1.Pod, stayingOn func(node string) []*v1.Pod, claims Claims) []Release {
-	nodes := map[string]bool{}
+	// The pods of each node, found once: a pod group's preemption
+	// removes thousands of pods from hundreds of nodes.
+	byNode := map[string][]*v1.Pod{}
 	for _, pod := range evicted {
-		nodes[pod.Spec.NodeName] = true
+		byNode[pod.Spec.NodeName] = append(byNode[pod.Spec.NodeName], pod)
 	}
 	var out []Release
 	seen := map[*resourceapi.AllocationResult]int{}
-	for _, node := range slices.Sorted(maps.Keys(nodes)) {
-		for _, r := range ReleasesBy(node, evicted, func() []*v1.Pod { return stayingOn(node) }, claims) {
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		for _, r := range releasesOn(sortedByUID(byNode[node]), evicted, func() []*v1.Pod { return stayingOn(node) }, claims) {
 			i, ok := seen[r.Allocation]
 			if !ok {
 				seen[r.Allocation] = len(out)

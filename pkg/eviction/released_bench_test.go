@@ -65,3 +65,28 @@ func BenchmarkReleasesBy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReleasesAcross is a pod group preemption's question: every
+// lower-priority pod of the cluster removed, four one-claim pods on each
+// of its nodes.
+func BenchmarkReleasesAcross(b *testing.B) {
+	for _, nodes := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", nodes, 4*nodes), func(b *testing.B) {
+			claims := claimIndex{}
+			evicted := map[types.UID]*v1.Pod{}
+			for n := range nodes {
+				for i := range 4 {
+					name := fmt.Sprintf("p%d-%d", n, i)
+					p := pod(name, fmt.Sprintf("node-%d", n), "c-"+name)
+					claims[ClaimKey{Namespace: "ns", Name: "c-" + name}] = claim("c-"+name, p)
+					evicted[p.UID] = p
+				}
+			}
+			for b.Loop() {
+				if got := ReleasesAcross(evicted, func(string) []*v1.Pod { return nil }, claims); len(got) != len(evicted) {
+					b.Fatalf("%d releases, want %d", len(got), len(evicted))
+				}
+			}
+		})
+	}
+}
