@@ -18,7 +18,6 @@ package draallocator
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -101,6 +100,9 @@ type gangPreemption struct {
 	// ranks are the victims of the re-run's placements
 	// (gangpreemptionrank.go).
 	ranks placementRanks
+	// memo keeps the reprieve's answers per node
+	// (gangpreemptionreprieve.go).
+	memo reprieveMemo
 }
 
 // gangPreemptionEntry holds the cycle's gangPreemption in the pod-group
@@ -332,38 +334,4 @@ func (g *gangPreemption) indexReleases() {
 			g.releasesOn[n] = append(g.releasesOn[n], i)
 		}
 	}
-}
-
-// fitGangReprieve is Filter's answer for a pod of the group once
-// DefaultPreemption gives victims back: whether its claims fit on the
-// node over the devices allocated and in flight now (the group's pods
-// given room earlier in this step among them), with what the victims
-// still removed free and what pods nominated to the node take. The
-// devices it finds are the ones Reserve takes.
-func (pl *DRAAllocator) fitGangReprieve(ctx context.Context, cs fwk.CycleState, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim) *fwk.Status {
-	logger := klog.FromContext(ctx)
-	node := nodeInfo.Node()
-	var reprieved, added map[types.UID]*v1.Pod
-	if d != nil {
-		reprieved, added = d.reprieved, d.added
-	}
-	group, err := getGroupState(cs)
-	if err != nil {
-		return statusError(logger, err)
-	}
-	givenBack := func(uid types.UID) bool { _, ok := reprieved[uid]; return ok }
-	unrestricted := s.gangPreemption.allocOn(pl.newAllocator(), node.Name, givenBack, group.pendingAllocations(pl.draManager.ResourceClaims()))
-	take, preempting := pl.nominatedDevices(ctx, unrestricted, added, nil, nodeInfo)
-	if preempting != nil {
-		return nodeUnresolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)
-	}
-	alloc := pl.keptToAttributeDomain(cs, unrestricted).WhatIf(allocator.WhatIf{Take: take})
-	results, err := alloc.AllocateWithin(ctx, node, claims, pl.filterTimeout())
-	if err != nil || results == nil {
-		// Nobody reads why: DefaultPreemption only tells whether a
-		// reprieved victim still leaves room.
-		return nodeUnresolvable(logger, reprieveReason, pod, node)
-	}
-	s.keepFound(node.Name, results)
-	return nil
 }

@@ -139,6 +139,7 @@ func (pl *DRAAllocator) addPod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Stat
 			}
 			d.reprieved[pod.UID] = pod
 			g.reprieving.Store(true)
+			g.changed(pod.UID)
 			return
 		}
 		d.add(pod)
@@ -149,9 +150,10 @@ func (pl *DRAAllocator) addPod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Stat
 // reprieve.
 func (pl *DRAAllocator) removePod(cs fwk.CycleState, podInfo fwk.PodInfo) *fwk.Status {
 	pod := podInfo.GetPod()
-	return pl.changeDryRun(cs, func(_ *stateData, d *dryRun) {
+	return pl.changeDryRun(cs, func(s *stateData, d *dryRun) {
 		if _, ok := d.reprieved[pod.UID]; ok {
 			delete(d.reprieved, pod.UID)
+			s.gangPreemption.changed(pod.UID)
 			return
 		}
 		d.remove(pod)
