@@ -31,11 +31,13 @@ limitations under the License.
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	                    groupbudget.go    w groupBudget (the pod-group cycle's first plan)
 //	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
-//	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's)
+//	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's),
+//	                                      gangPreemption.memo's changes (mu)
 //	Filter              filter.go,        r stateData, dryRun, gangPlan;
 //	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
-//	                    gangpreemption.go w results (a pod group preemption's reprieve)
+//	                    gangpreemptionreprieve.go  w results, gangPreemption.memo
+//	                                      (a pod group preemption's reprieve, mu)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
@@ -77,7 +79,7 @@ limitations under the License.
 //	cycle        Name/gang-preemption in the PodGroupCycleState: the
 //	             preemption whose re-run the cycle is (nil: none), found by
 //	             the first of GeneratePlacements and PreFilter, then read;
-//	             its reprieving flag is atomic
+//	             its reprieving flag is atomic, its reprieve memo has a lock
 //	pod-group    domainsTried (placementevents.go), key Name/domains in the
 //	cycle        PodGroupCycleState; each placement's first PreFilter appends
 //	             its plan's answer, PodGroupPostFilter reads it; own lock
@@ -197,7 +199,11 @@ limitations under the License.
 //     reprieve over the tracker with the victims given back taken
 //     (docs/design/gang-preemption.md); the re-run plans the group over
 //     free devices before victims' (gangpreemptionplan.go: planFreeFirst,
-//     members kept on their free nodes placed first).
+//     members kept on their free nodes placed first). A reprieve asks
+//     Filter for every pod of the group after each victim given back; a
+//     node's answers are given again, in the order asked, while no victim
+//     whose releases are on it changed sides and they use the node's own
+//     devices only (gangpreemptionreprieve.go: reprieveMemo).
 //   - Guard (entrypoints.go, guard.go): every entry point recovers a panic
 //     as that pod's failure, naming the plugin, logged and counted;
 //     Unreserve then releases what the attempt had in flight.
