@@ -164,6 +164,29 @@ type placementMember struct {
 	node    *v1.Node
 	claims  []*resourceapi.ResourceClaim
 	results []resourceapi.AllocationResult
+	// devices are results' devices, named once (setResults): the
+	// estimate asks of every member for every victim.
+	devices []structured.DeviceID
+}
+
+// setResults gives the member its devices.
+func (m *placementMember) setResults(results []resourceapi.AllocationResult) {
+	m.results, m.devices = results, m.devices[:0]
+	for _, r := range results {
+		for _, d := range r.Devices.Results {
+			m.devices = append(m.devices, structured.MakeDeviceID(d.Driver, d.Pool, d.Device))
+		}
+	}
+}
+
+// usesAny reports whether the member holds a device of set.
+func (m *placementMember) usesAny(set map[structured.DeviceID]bool) bool {
+	for _, id := range m.devices {
+		if set[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // membersOf returns the placement's pods with devices, with the devices
@@ -193,7 +216,9 @@ func (pl *DRAAllocator) membersOf(placement *fwk.PodGroupAssignments) (members [
 				held = group.pendingAllocations(pl.draManager.ResourceClaims())
 			}
 		}
-		members = append(members, &placementMember{cs: a.GetCycleState(), node: ni.Node(), claims: claims, results: found.all()})
+		m := &placementMember{cs: a.GetCycleState(), node: ni.Node(), claims: claims}
+		m.setResults(found.all())
+		members = append(members, m)
 	}
 	return members, held
 }
@@ -261,7 +286,7 @@ func sortByImportance(victims []preemption.Victim) {
 func (pl *DRAAllocator) refit(ctx context.Context, g *gangPreemption, evicted map[types.UID]*v1.Pod, held []*resourceapi.AllocationResult, members []*placementMember, retaken map[structured.DeviceID]bool) bool {
 	var conflicting []*placementMember
 	for _, m := range members {
-		if usesAny(m.results, retaken) {
+		if m.usesAny(retaken) {
 			conflicting = append(conflicting, m)
 		}
 	}
@@ -273,7 +298,7 @@ func (pl *DRAAllocator) refit(ctx context.Context, g *gangPreemption, evicted ma
 	before := make([][]resourceapi.AllocationResult, len(conflicting))
 	for i, m := range conflicting {
 		before[i] = m.results
-		m.results = nil
+		m.setResults(nil)
 	}
 	for i, m := range conflicting {
 		var take []*resourceapi.AllocationResult
@@ -286,11 +311,11 @@ func (pl *DRAAllocator) refit(ctx context.Context, g *gangPreemption, evicted ma
 		results, err := alloc.AllocateWithin(ctx, m.node, m.claims, pl.filterTimeout())
 		if err != nil || results == nil {
 			for k, m := range conflicting {
-				m.results = before[k]
+				m.setResults(before[k])
 			}
 			return false
 		}
-		conflicting[i].results = results
+		conflicting[i].setResults(results)
 	}
 	return true
 }
@@ -313,18 +338,6 @@ func addDevices(set map[structured.DeviceID]bool, a *resourceapi.AllocationResul
 		set[structured.MakeDeviceID(d.Driver, d.Pool, d.Device)] = true
 	}
 	return set
-}
-
-// usesAny reports whether results hold a device of set.
-func usesAny(results []resourceapi.AllocationResult, set map[structured.DeviceID]bool) bool {
-	for _, r := range results {
-		for _, d := range r.Devices.Results {
-			if set[structured.MakeDeviceID(d.Driver, d.Pool, d.Device)] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // keepVictims files a placement's estimated victims for
