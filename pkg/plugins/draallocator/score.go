@@ -73,8 +73,10 @@ func (pl *DRAAllocator) scoresDevices(s *stateData) bool {
 //     the higher — fill nodes and GPUs before opening new ones.
 //   - LeastAllocated: the emptier, the higher — spread.
 //
-// In a pod group preemption's re-run, the fewer of the devices a victim
-// holds, the higher (gangPreemption.victimScore), whatever the strategy.
+// In a pod group preemption's re-run, the group's planned node scores
+// MaxScore and every other 0; for a pod the plan did not place, the fewer
+// of the devices a victim holds, the higher (gangPreemption.victimScore),
+// whatever the strategy.
 func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (_ int64, status *fwk.Status) {
 	s, err := getState(cs)
 	if err != nil {
@@ -88,13 +90,27 @@ func (pl *DRAAllocator) score(ctx context.Context, cs fwk.CycleState, pod *v1.Po
 	start := time.Now()
 	defer func() { observe(pl.latency.score, start, status) }()
 	node := nodeInfo.Node()
+	if s.gangPreemption != nil {
+		if planned := s.gang.plannedNode(); planned != "" {
+			// A pod group preemption's re-run follows the group's plan,
+			// which places it where it needs the fewest victims
+			// (planFreeFirst): a pod drawn to another node's free
+			// device would take a device planned for a sibling, and
+			// push that one onto a victim's.
+			if node.Name == planned {
+				return fwk.MaxScore, nil
+			}
+			return 0, nil
+		}
+	}
 	found, err := pl.nodeResults(ctx, s, pod, nodeInfo, 0)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}
 	if s.gangPreemption != nil {
-		// A pod group preemption's re-run: a node where the pod needs no
-		// victim's device wins, whatever the strategy.
+		// A pod group preemption's re-run without a plan for the pod: a
+		// node where the pod needs no victim's device wins, whatever the
+		// strategy.
 		return s.gangPreemption.victimScore(found.all()), nil
 	}
 	switch pl.args.ScoringStrategy.Type {
