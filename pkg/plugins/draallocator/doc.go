@@ -191,8 +191,9 @@ limitations under the License.
 //     PodGroupPostFilter re-runs the group on a snapshot without the
 //     lower-priority pods and tells no plugin which; the plugin tells the
 //     re-run by its NodeInfo copies, frees the removed pods' claims
-//     (eviction.ReleasesAcross) for its allocators and placements, ranks
-//     nodes by the victims' devices they need and placements by the
+//     (eviction.ReleasesAcross) for its allocators and placements, scores
+//     the group's planned node first (a pod without a plan: by the
+//     victims' devices it needs) and ranks placements by the
 //     victims DefaultPreemption's reprieve would leave there, in its order
 //     of candidates (gangpreemptionrank.go: PodDisruptionBudget
 //     violations, highest priority, sum, count, start), and answers each
