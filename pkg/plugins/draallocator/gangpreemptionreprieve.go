@@ -61,8 +61,8 @@ type nodeReprieve struct {
 	next    int
 }
 
-// reprieveAnswer is a pod's answer: the devices it gets, nil if it does
-// not fit.
+// reprieveAnswer is a pod's answer that fits: the devices it gets. An
+// answer that does not fit ends the step and is never kept (keep).
 type reprieveAnswer struct {
 	pod     types.UID
 	results []resourceapi.AllocationResult
