@@ -37,7 +37,8 @@ limitations under the License.
 //	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
 //	                    gangpreemptionreprieve.go  w results, gangPreemption.memo
-//	                                      (a pod group preemption's reprieve, mu)
+//	                                      (a pod group preemption's reprieve, mu;
+//	                                      PreFilter sets stateData.fit to fitInRerun)
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
@@ -52,7 +53,8 @@ limitations under the License.
 //	Score               gangpreemptionrank.go  w gangPreemption.ranks (a re-run's
 //	                                      victims per placement, mu)
 //	Reserve, Unreserve  reserve.go        r results; w claims[i].allocation, inFlight,
-//	                                      ext.chosen; groupState.pending; gangPlan placed
+//	                                      ext.chosen; groupState.pending; gangPlan placed;
+//	                                      in a reprieve gangPreemption.holds only (mu)
 //	PreBindPreFlight,   prebind.go,       r stateData; w claims[i].claim, statusPatched;
 //	PreBind             claimwrites.go,   writes claims (allocation, reservedFor),
 //	                    bindingconditions.go  waits for binding conditions
@@ -79,7 +81,8 @@ limitations under the License.
 //	cycle        Name/gang-preemption in the PodGroupCycleState: the
 //	             preemption whose re-run the cycle is (nil: none), found by
 //	             the first of GeneratePlacements and PreFilter, then read;
-//	             its reprieving flag is atomic, its reprieve memo has a lock
+//	             its reprieving flag is atomic; its reprieve memo, its
+//	             reprieve's holds and its released allocator have locks
 //	pod-group    domainsTried (placementevents.go), key Name/domains in the
 //	cycle        PodGroupCycleState; each placement's first PreFilter appends
 //	             its plan's answer, PodGroupPostFilter reads it; own lock
@@ -228,7 +231,9 @@ limitations under the License.
 //     API server rejects a status write on a claim allocated meanwhile.
 //   - What a cycle marks in flight (Reserve) is recorded in its state and
 //     released by Unreserve; the tracker's in-flight entry for a claim
-//     lasts exactly as long as the framework's.
+//     lasts exactly as long as the framework's. A pod group preemption's
+//     reprieve marks nothing in flight: its reservations, never written,
+//     are held in the preemption alone (reprieveHolds) until Unreserve.
 //   - The pod-group cycle's state is touched only by the cycle's
 //     synchronous phases (PreFilter, Reserve, Unreserve,
 //     PodGroupPostFilter), never by Filter or the binding phase, so it

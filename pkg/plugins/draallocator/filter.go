@@ -119,14 +119,12 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	if st != nil {
 		return st
 	}
-	switch {
-	case len(claims) == 0:
-	case s.gangPreemption != nil && s.gangPreemption.reprieving.Load():
-		if st := pl.fitGangReprieve(ctx, cs, s, d, pod, nodeInfo, claims); st != nil {
-			return st
+	if len(claims) > 0 {
+		fit := s.fit
+		if fit == nil {
+			fit = pl.fitClaims
 		}
-	default:
-		if st := pl.fitClaims(ctx, s, d, pod, nodeInfo, claims, start); st != nil {
+		if st := fit(ctx, cs, s, d, pod, nodeInfo, claims, start); st != nil {
 			return st
 		}
 	}
@@ -136,12 +134,17 @@ func (pl *DRAAllocator) filter(ctx context.Context, cs fwk.CycleState, pod *v1.P
 	return nil
 }
 
+// claimsFitter answers for Filter whether the claims the cycle allocates
+// fit on the node, under the preemption dry run d (nil: none); start is
+// when Filter began.
+type claimsFitter func(ctx context.Context, cs fwk.CycleState, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status
+
 // fitClaims asks the allocator whether the claims fit on the node under
 // the preemption dry run d (nil: none), explaining why not when they do
 // not. Where they would fit had lower-priority pods left the node, the
 // answer is Unschedulable, so that preemption tries the node; elsewhere it
 // is UnschedulableAndUnresolvable.
-func (pl *DRAAllocator) fitClaims(ctx context.Context, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
+func (pl *DRAAllocator) fitClaims(ctx context.Context, _ fwk.CycleState, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
 	logger := klog.FromContext(ctx)
 	node := nodeInfo.Node()
 	// The dry run's change to the allocated devices, if any: an allocator

@@ -19,6 +19,7 @@ package draallocator
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/eviction"
+	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
 	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
@@ -100,9 +102,12 @@ type gangPreemption struct {
 	// ranks are the victims of the re-run's placements
 	// (gangpreemptionrank.go).
 	ranks placementRanks
-	// memo keeps the reprieve's answers per node
-	// (gangpreemptionreprieve.go).
-	memo reprieveMemo
+	// released is the re-run's allocator with the releases made (alloc).
+	released releasedOnce
+	// memo keeps the reprieve's answers per node, and holds what the
+	// group's pods reserve in a step (gangpreemptionreprieve.go).
+	memo  reprieveMemo
+	holds reprieveHolds
 }
 
 // gangPreemptionEntry holds the cycle's gangPreemption in the pod-group
@@ -152,7 +157,7 @@ func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycl
 		return nil, err
 	}
 	if g != nil {
-		alloc = g.alloc(alloc, nil)
+		alloc = g.alloc(alloc, nil, pl.feed.inv)
 	}
 	return alloc, nil
 }
@@ -285,14 +290,43 @@ func (pl *DRAAllocator) stillRunsOn(pod *v1.Pod, node string) bool {
 	return err == nil && p.UID == pod.UID && p.Spec.NodeName == node && p.DeletionTimestamp == nil
 }
 
-// alloc returns a, an allocator over the devices allocated and in flight
-// now, with the devices the removed pods free free on every node. held are
-// the allocations the group's pods hold in flight
+// alloc returns a, an allocator over the devices allocated and in flight,
+// with the devices the removed pods free free on every node. held are the
+// allocations the group's pods hold in flight
 // (groupState.pendingAllocations): taken again after the release, since a
 // pod of the group given a victim's device holds it while the victim's
 // claim still does.
-func (g *gangPreemption) alloc(a *allocator.Allocator, held []*resourceapi.AllocationResult) *allocator.Allocator {
-	return a.WhatIf(allocator.WhatIf{ReleaseAnywhere: append(slices.Clip(g.freed), g.releasing...), Take: held})
+//
+// The release is made once per re-run (released), over a as the first pod
+// to ask brought it: each pod of the group asks in its PreFilter, and
+// freeing every victim's devices again for each costs as much as the
+// victims are many. What the group's pods reserve in between is in held;
+// a claim allocated or freed by others in between counts as it did for
+// the first pod, as in one snapshot; the release is made again once the
+// inventory changes.
+func (g *gangPreemption) alloc(a *allocator.Allocator, held []*resourceapi.AllocationResult, inv *inventory.Inventory) *allocator.Allocator {
+	return g.released.over(a, inv, append(slices.Clip(g.freed), g.releasing...)).WhatIf(allocator.WhatIf{Take: held})
+}
+
+// releasedOnce is the allocator of a re-run with its victims' devices free
+// (gangPreemption.alloc), for one generation of the inventory.
+type releasedOnce struct {
+	mu         sync.Mutex
+	inv        *inventory.Inventory
+	generation uint64
+	a          *allocator.Allocator
+}
+
+// over returns a with freed free, made from the first a it was given for
+// inv as it is now.
+func (r *releasedOnce) over(a *allocator.Allocator, inv *inventory.Inventory, freed []*resourceapi.AllocationResult) *allocator.Allocator {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.a == nil || r.inv != inv || r.generation != inv.Generation() {
+		r.inv, r.generation = inv, inv.Generation()
+		r.a = a.WhatIf(allocator.WhatIf{ReleaseAnywhere: freed})
+	}
+	return r.a
 }
 
 // allocOn is alloc for answers on node alone, while the removed pods that

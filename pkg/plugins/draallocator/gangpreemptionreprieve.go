@@ -19,11 +19,15 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -42,6 +46,12 @@ import (
 // per node, in the order asked (reprieveMemo): while no victim whose
 // releases are on the node changed sides, the node's pods get their last
 // answers again, as long as each pod before them on the node did too.
+//
+// Reserve and Unreserve run as often, on each pod the step found room for.
+// Nothing of a step is ever written, and nobody but the step's next pods
+// reads what it reserves; so the step's reservations are kept in the
+// preemption's own reprieveHolds, not marked in flight with the framework
+// and the tracker.
 
 // reprieveMemo keeps the reprieve's answers per node.
 type reprieveMemo struct {
@@ -66,6 +76,88 @@ type nodeReprieve struct {
 type reprieveAnswer struct {
 	pod     types.UID
 	results []resourceapi.AllocationResult
+}
+
+// reprieveHolds are the devices the group's pods hold in a reprieve step:
+// each claim's allocation with the pods reserving it (more than one for a
+// claim the group's pods share).
+type reprieveHolds struct {
+	mu     sync.Mutex
+	claims map[types.UID]*reprieveHeldClaim
+	// byPod are the claims each pod holds.
+	byPod map[types.UID][]types.UID
+}
+
+// reprieveHeldClaim is one claim's allocation in a reprieve step and the pods
+// that reserved it.
+type reprieveHeldClaim struct {
+	allocation *resourceapi.AllocationResult
+	pods       sets.Set[types.UID]
+}
+
+// hold records that pod reserves claim's allocation in the step.
+func (h *reprieveHolds) hold(claim, pod types.UID, allocation *resourceapi.AllocationResult) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.claims == nil {
+		h.claims, h.byPod = map[types.UID]*reprieveHeldClaim{}, map[types.UID][]types.UID{}
+	}
+	c := h.claims[claim]
+	if c == nil {
+		c = &reprieveHeldClaim{allocation: allocation, pods: sets.New[types.UID]()}
+		h.claims[claim] = c
+	}
+	if !c.pods.Has(pod) {
+		c.pods.Insert(pod)
+		h.byPod[pod] = append(h.byPod[pod], claim)
+	}
+}
+
+// giveBack ends what pod holds; a claim goes once no pod holds it.
+func (h *reprieveHolds) giveBack(pod types.UID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, claim := range h.byPod[pod] {
+		if c := h.claims[claim]; c != nil {
+			c.pods.Delete(pod)
+			if c.pods.Len() == 0 {
+				delete(h.claims, claim)
+			}
+		}
+	}
+	delete(h.byPod, pod)
+}
+
+// allocations returns the allocations held, each claim's once, in the
+// order of the claims' UIDs.
+func (h *reprieveHolds) allocations() []*resourceapi.AllocationResult {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*resourceapi.AllocationResult, 0, len(h.claims))
+	for _, uid := range slices.Sorted(maps.Keys(h.claims)) {
+		out = append(out, h.claims[uid].allocation)
+	}
+	return out
+}
+
+// reprieveHold is Reserve's for a claim of a pod during a reprieve
+// (inReprieve): the pod holds the claim's allocation in the step.
+func (g *gangPreemption) reprieveHold(pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) {
+	g.holds.hold(claim.UID, pod.UID, allocation)
+}
+
+// inReprieve reports whether DefaultPreemption gives victims back: Filter
+// answers by fitGangReprieve, and Reserve holds devices by reprieveHold.
+func (g *gangPreemption) inReprieve() bool {
+	return g != nil && g.reprieving.Load()
+}
+
+// giveBackHolds is Unreserve's for pod during a reprieve: it ends what the
+// pod holds (none outside one).
+func (g *gangPreemption) giveBackHolds(pod *v1.Pod) {
+	if g != nil {
+		g.holds.giveBack(pod.UID)
+	}
 }
 
 // changed records that the removed pod uid was given back, or removed
@@ -135,11 +227,22 @@ func (m *reprieveMemo) keep(node string, at int, answer reprieveAnswer, keeps bo
 	}
 }
 
+// fitInRerun is Filter's claimsFitter in a pod group preemption's re-run:
+// fitClaims, and fitGangReprieve once DefaultPreemption gives victims
+// back.
+func (pl *DRAAllocator) fitInRerun(ctx context.Context, cs fwk.CycleState, s *stateData, d *dryRun, pod *v1.Pod, nodeInfo fwk.NodeInfo, claims []*resourceapi.ResourceClaim, start time.Time) *fwk.Status {
+	if s.gangPreemption.inReprieve() {
+		return pl.fitGangReprieve(ctx, cs, s, d, pod, nodeInfo, claims)
+	}
+	return pl.fitClaims(ctx, cs, s, d, pod, nodeInfo, claims, start)
+}
+
 // fitGangReprieve is Filter's answer for a pod of the group once
 // DefaultPreemption gives victims back: whether its claims fit on the
-// node over the devices allocated and in flight now (the group's pods
-// given room earlier in this step among them), with what the victims
-// still removed free and what pods nominated to the node take. The
+// node over the devices allocated and in flight now, with what the
+// victims still removed free, and what the group's pods given room
+// earlier in this step hold (reprieveHolds) and pods nominated to the
+// node take. The
 // devices it finds are the ones Reserve takes. Without pods nominated to
 // the node, the node's last answer for the pod is given again while it
 // holds still (reprieveMemo).
@@ -159,12 +262,8 @@ func (pl *DRAAllocator) fitGangReprieve(ctx context.Context, cs fwk.CycleState, 
 			return pl.reprieveAnswered(logger, s, pod, node, answer.results)
 		}
 	}
-	group, err := getGroupState(cs)
-	if err != nil {
-		return statusError(logger, err)
-	}
 	givenBack := func(uid types.UID) bool { _, ok := reprieved[uid]; return ok }
-	unrestricted := g.allocOn(pl.newAllocator(), node.Name, givenBack, group.pendingAllocations(pl.draManager.ResourceClaims()))
+	unrestricted := g.allocOn(pl.newAllocator(), node.Name, givenBack, g.holds.allocations())
 	take, preempting := pl.nominatedDevices(ctx, unrestricted, added, nil, nodeInfo)
 	if preempting != nil {
 		return nodeUnresolvable(logger, fmt.Sprintf("node %s is held for pod %s, nominated there, whose preemption is under way", node.Name, klog.KObj(preempting)), pod, node)

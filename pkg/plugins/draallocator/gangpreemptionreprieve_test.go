@@ -75,3 +75,50 @@ func TestTheReprieveGivesANodesLastAnswersWhileTheyHoldStill(t *testing.T) {
 		})
 	}
 }
+
+// TestAReprieveStepHoldsEachClaimUntilItsLastPodGivesItBack: ops are
+// "hold pod claim" and "back pod"; the result is the claims held after
+// all of them, each once.
+func TestAReprieveStepHoldsEachClaimUntilItsLastPodGivesItBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []string
+		want string
+	}{
+		{"a pod's claims are held until it gives them back",
+			[]string{"hold a c1", "hold a c2", "hold b c3", "back a"}, "c3"},
+		{"a claim two pods share is held once and until both gave it back",
+			[]string{"hold a shared", "hold b shared", "back a"}, "shared"},
+		{"a claim goes once every pod sharing it gave it back",
+			[]string{"hold a shared", "hold b shared", "back a", "back b"}, ""},
+		{"holding a claim twice for one pod needs one give-back",
+			[]string{"hold a c1", "hold a c1", "back a"}, ""},
+		{"giving back what a pod never held changes nothing",
+			[]string{"hold a c1", "back b"}, "c1"},
+		{"the claims are held in the order of their UIDs",
+			[]string{"hold a c3", "hold b c1", "hold c c2"}, "c1 c2 c3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h reprieveHolds
+			allocations := map[*resourceapi.AllocationResult]string{}
+			for _, op := range tc.ops {
+				f := strings.Fields(op)
+				switch f[0] {
+				case "hold":
+					a := &resourceapi.AllocationResult{}
+					allocations[a] = f[2]
+					h.hold(types.UID(f[2]), types.UID(f[1]), a)
+				case "back":
+					h.giveBack(types.UID(f[1]))
+				}
+			}
+			var got []string
+			for _, a := range h.allocations() {
+				got = append(got, allocations[a])
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("held %q, want %q", s, tc.want)
+			}
+		})
+	}
+}

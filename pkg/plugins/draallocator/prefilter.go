@@ -154,7 +154,8 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle())
 	s.unrestricted = pl.newAllocator()
 	if s.gangPreemption != nil {
-		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, group.pendingAllocations(pl.draManager.ResourceClaims()))
+		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, group.pendingAllocations(pl.draManager.ResourceClaims()), pl.feed.inv)
+		s.fit = pl.fitInRerun
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {

@@ -70,10 +70,9 @@ func (pl *DRAAllocator) reserve(ctx context.Context, cs fwk.CycleState, pod *v1.
 		if !c.reused {
 			continue
 		}
-		if st := pl.markInFlight(logger, s, c.claim, c.allocation); st != nil {
+		if st := pl.reserveClaim(logger, s, group, pod, c.claim, c.allocation); st != nil {
 			return st
 		}
-		group.share(c.claim.UID, pod.UID)
 	}
 	if s.na != nil {
 		// The pod is assumed on the node now, without the statuses.
@@ -110,10 +109,9 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 			return statusError(logger, fmt.Errorf("internal error: node %s: no devices found for claim %s", nodeName, klog.KObj(c.claim)))
 		}
 		c.allocation = r
-		if st := pl.markInFlight(logger, s, c.claim, r); st != nil {
+		if st := pl.reserveClaim(logger, s, group, pod, c.claim, r); st != nil {
 			return st
 		}
-		group.share(c.claim.UID, pod.UID)
 	}
 	if found.extended != nil {
 		// The extended-resource claim is the pod's own: not shared.
@@ -122,10 +120,28 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 			return statusError(logger, fmt.Errorf("internal error: node %s: devices found for extended resources the node does not need from DRA", nodeName))
 		}
 		s.ext.chosen, s.ext.allocation = v, found.extended
-		if st := pl.markInFlight(logger, s, v.claim, found.extended); st != nil {
+		// Not shared with the pod group: nil.
+		if st := pl.reserveClaim(logger, s, nil, pod, v.claim, found.extended); st != nil {
 			return st
 		}
 	}
+	return nil
+}
+
+// reserveClaim reserves the claim's allocation for pod: in flight
+// (markInFlight), shared with the pod group's other pods in the pod-group
+// cycle group (nil: not shared). In a pod group preemption's reprieve,
+// whose reservations are never written, the pod holds it in the
+// preemption's step instead (gangPreemption.reprieveHold).
+func (pl *DRAAllocator) reserveClaim(logger klog.Logger, s *stateData, group *groupState, pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
+	if g := s.gangPreemption; g.inReprieve() {
+		g.reprieveHold(pod, claim, allocation)
+		return nil
+	}
+	if st := pl.markInFlight(logger, s, claim, allocation); st != nil {
+		return st
+	}
+	group.share(claim.UID, pod.UID)
 	return nil
 }
 
@@ -215,6 +231,7 @@ func (pl *DRAAllocator) unreserve(ctx context.Context, cs fwk.CycleState, pod *v
 	if cs.IsPodGroupSchedulingCycle() {
 		s.gang.setPlaced(false)
 	}
+	s.gangPreemption.giveBackHolds(pod)
 	if pl.releaseAttempt(logger, cs, s) {
 		defer pl.requeue.changed()
 	}

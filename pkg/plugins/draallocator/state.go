@@ -60,6 +60,9 @@ type stateData struct {
 	// unrestricted is the same allocator without that restriction, for
 	// other pods' claims (nominated pods a dry run or Filter simulates).
 	alloc, unrestricted *allocator.Allocator
+	// fit is Filter's claimsFitter: fitClaims unless PreFilter chose
+	// another (a pod group preemption's re-run: fitInRerun).
+	fit claimsFitter
 	// preemptionMemo is what Filter's answers for preemption share within
 	// the cycle (preemptionmemo.go).
 	preemptionMemo preemptionMemo
