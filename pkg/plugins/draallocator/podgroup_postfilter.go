@@ -31,10 +31,12 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// podGroupPostFilter runs when a pod group's cycle found no placement. As
-// the in-tree plugin's, it first does for every unscheduled pod what
-// PostFilter does for a single pod (the framework calls PostFilter for no
-// pod of a group); if that freed nothing for some pod, and claims may be
+// podGroupPostFilter runs when a pod group's cycle found no placement.
+// While the devices of preempted pods are being released on the nominated
+// nodes its pods wait on, it keeps their nominations (awaitGroupRelease,
+// releasing.go). Otherwise, as the in-tree plugin's, it first does for
+// every unscheduled pod what PostFilter does for a single pod (the
+// framework calls PostFilter for no pod of a group); if that freed nothing for some pod, and claims may be
 // reserved for PodGroups, it frees one claim of the group itself: an
 // allocated claim no node could use that only the group holds, else the
 // group's reservation of a claim it declares — but only while no pod of
@@ -45,16 +47,19 @@ func (pl *DRAAllocator) podGroupPostFilter(ctx context.Context, gcs fwk.PodGroup
 		logger.V(5).Info("Nothing to free for a composite pod group", "podGroup", info.GetKey())
 		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
-	if pl.gates.EnableTopologyAwareWorkloadScheduling && info.GetPodGroup() != nil && info.GetPodGroup().Spec.SchedulingConstraints != nil {
-		pl.explainDomains(ctx, gcs, info)
-		logger.V(5).Info("Nothing to free for a pod group with scheduling constraints", "podGroup", info.GetKey())
-		return nil, fwk.NewStatus(fwk.Unschedulable)
-	}
 	start := time.Now()
 	defer func() { observe(pl.latency.podGroupPostFilter, start, status) }()
 	group, err := readGroupState(gcs)
 	if err != nil && !errors.Is(err, fwk.ErrNotFound) {
 		return nil, statusError(logger, err)
+	}
+	if res, st := pl.awaitGroupRelease(ctx, group, info); st != nil {
+		return res, st
+	}
+	if pl.gates.EnableTopologyAwareWorkloadScheduling && info.GetPodGroup() != nil && info.GetPodGroup().Spec.SchedulingConstraints != nil {
+		pl.explainDomains(ctx, gcs, info)
+		logger.V(5).Info("Nothing to free for a pod group with scheduling constraints", "podGroup", info.GetKey())
+		return nil, fwk.NewStatus(fwk.Unschedulable)
 	}
 
 	unscheduled := info.GetUnscheduledPods()

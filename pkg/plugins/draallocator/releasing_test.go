@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/utils/ptr"
@@ -211,4 +212,89 @@ func TestTheReleaseWaitCountsEveryWayAVictimsClaimIsReleased(t *testing.T) {
 // podGroupConsumer is the reservation of a claim for the PodGroup name.
 func podGroupConsumer(name string) resourceapi.ResourceClaimConsumerReference {
 	return resourceapi.ResourceClaimConsumerReference{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: name, UID: types.UID(name + "-uid")}
+}
+
+// TestAPodGroupKeepsItsNominationsWhileTheDevicesOfItsVictimsAreReleased:
+// node-1's low-0 and low-1 were preempted for the group and are gone;
+// their claims still hold dev-0 and dev-1. low-2 and low-3 stay; node-2
+// is full of pods that stay.
+func TestAPodGroupKeepsItsNominationsWhileTheDevicesOfItsVictimsAreReleased(t *testing.T) {
+	withPodGroups(t, false)
+	nodes, objs := preemptionCluster()
+	_, held := fullNode1()
+	// held alternates pods and claims: low-0's and low-1's pods are left out.
+	objs = append(objs, held[1], held[3])
+	objs = append(objs, held[4:]...)
+	objs = append(objs, fullNode2()...)
+	for _, name := range []string{"a", "b", "c"} {
+		objs = append(objs, objects.Claim("want-"+name, testNamespace, objects.ClaimSpec("dev", testDriver, 1)))
+	}
+	objs = append(objs, trainGroup())
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pl := h.plugins[0]
+	for _, tc := range []struct {
+		name string
+		// nominated are the nominated nodes of the group's pods a, b, c
+		// ("-": none); a pod without claims gets none.
+		nominated []string
+		claims    []bool
+		wait      bool
+	}{
+		{"every pod nominated where the devices being released hold it: the group waits",
+			[]string{"node-1", "node-1"}, []bool{true, true}, true},
+		{"a pod without claims keeps its nomination beside pods that wait",
+			[]string{"node-1", "node-2"}, []bool{true, false}, true},
+		{"a pod not nominated: DefaultPreemption runs",
+			[]string{"node-1", "-"}, []bool{true, true}, false},
+		{"a pod nominated where nothing is being released: DefaultPreemption runs",
+			[]string{"node-1", "node-2"}, []bool{true, true}, false},
+		{"more pods than devices being released: DefaultPreemption runs",
+			[]string{"node-1", "node-1", "node-1"}, []bool{true, true, true}, false},
+		{"no pod with claims: nothing to wait for",
+			[]string{"node-1"}, []bool{false}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			group := framework.NewCycleState()
+			var pods []*v1.Pod
+			for i, node := range tc.nominated {
+				name := string(rune('a' + i))
+				var pod *v1.Pod
+				if tc.claims[i] {
+					pod = boundPod(name, "", highPriority, "want-"+name)
+				} else {
+					pod = boundPod(name, "", highPriority)
+				}
+				pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+				if node != "-" {
+					pod.Status.NominatedNodeName = node
+					h.nominated.AddNominatedPod(klog.Background(), podInfo(t, pod), nil)
+				}
+				// The group's plan may turn the pod down in PreFilter
+				// already, as in the scheduler.
+				c, st := h.filterInGroup(pl, pod, group)
+				if st.IsError() || tc.claims[i] && len(c.feasible) != 0 {
+					t.Fatalf("pod %s fits on %v (PreFilter %v), want no node", name, c.feasible, st)
+				}
+				pods = append(pods, pod)
+			}
+			t.Cleanup(func() { h.nominated.byNode = nil })
+			info := &podGroupInfo{group: trainGroup(), kind: fwk.PodGroupKeyType, pods: pods}
+			result, st := pl.PodGroupPostFilter(h.ctx, group, info, nil)
+			if got := st.IsSuccess(); got != tc.wait {
+				t.Fatalf("PodGroupPostFilter: %v, want waiting %v", st, tc.wait)
+			}
+			if !tc.wait {
+				return
+			}
+			if !strings.Contains(st.Message(), "to be released") {
+				t.Errorf("PodGroupPostFilter message %q does not say what the group waits for", st.Message())
+			}
+			for i, pod := range pods {
+				got := result.NominatingInfos[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}]
+				if got == nil || got.NominatedNodeName != tc.nominated[i] || got.NominatingMode != fwk.ModeOverride {
+					t.Errorf("pod %s: nomination %+v, want %s kept", pod.Name, got, tc.nominated[i])
+				}
+			}
+		})
+	}
 }
