@@ -170,7 +170,7 @@ func TestTheAlertsUseMetricsTheSchedulerExports(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerStateDiffersFromAPI", "DRASchedulerClaimsPendingTooLong", "DRASchedulerDown"} {
+	for _, want := range []string{"DRASchedulerDoubleAllocation", "DRASchedulerPluginPanic", "DRASchedulerStateDiffersFromAPI", "DRASchedulerClaimsPendingTooLong", "DRASchedulerDown", "DRAPodsPendingTooLong"} {
 		if !slices.Contains(alerts, want) {
 			t.Errorf("alerts %v: %s missing", alerts, want)
 		}
@@ -199,6 +199,49 @@ func TestTheDownAlertWatchesTheLeaseTheSchedulerLeadsWith(t *testing.T) {
 		}
 	}
 	t.Error("no alert DRASchedulerDown")
+}
+
+// alertRule returns the PrometheusRule's alert named name, nil if none.
+func alertRule(t *testing.T, name string) map[string]any {
+	t.Helper()
+	rule := monitoringObjects(t)["PrometheusRule/dra-scheduler"]
+	if rule == nil {
+		t.Fatal("no PrometheusRule dra-scheduler")
+	}
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	for _, g := range groups {
+		rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, r := range rules {
+			if r := r.(map[string]any); r["alert"] == name {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+func TestThePendingAlertCountsPodsForTheSchedulerOnNoNodeFromKubeStateMetrics(t *testing.T) {
+	r := alertRule(t, "DRAPodsPendingTooLong")
+	if r == nil {
+		t.Fatal("no alert DRAPodsPendingTooLong")
+	}
+	expr := r["expr"].(string)
+	// Not dra-scheduler's own series: they vanish when it is down.
+	for _, want := range []string{
+		`kube_pod_scheduler{name="` + schedulerName + `"}`,
+		`kube_pod_info{node=""}`,
+		`time() - kube_pod_created > 900`,
+	} {
+		if !strings.Contains(expr, want) {
+			t.Errorf("DRAPodsPendingTooLong is %q, which lacks %q", expr, want)
+		}
+	}
+	if strings.Contains(expr, "dra_scheduler_") || strings.Contains(expr, "scheduler_") && !strings.Contains(expr, "kube_pod_scheduler") {
+		t.Errorf("DRAPodsPendingTooLong %q reads the scheduler's own metrics, which vanish when it is down", expr)
+	}
+	if r["for"] != "5m" {
+		t.Errorf("DRAPodsPendingTooLong fires after %v, want 5m", r["for"])
+	}
 }
 
 func TestTheDashboardShowsWhatOperatorsAskAbout(t *testing.T) {

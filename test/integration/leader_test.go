@@ -18,6 +18,7 @@ package integration
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,7 +73,14 @@ type replica struct {
 // defaults (no secure port, -v=2), so they win.
 func startReplica(t *testing.T, name, configPath string, flags ...string) *replica {
 	t.Helper()
-	args, err := json.Marshal(append([]string{"--config=" + configPath, "--secure-port=0", "-v=2"}, flags...))
+	verbosity := "-v=2"
+	// With DRA_TEST_LOG, the whole log goes to a file beside it, at the
+	// verbosity of the other components (replicaLog).
+	full := replicaLog(t, name)
+	if full != nil {
+		verbosity = "-v=" + cmp.Or(os.Getenv("DRA_TEST_LOG_V"), "3")
+	}
+	args, err := json.Marshal(append([]string{"--config=" + configPath, "--secure-port=0", verbosity}, flags...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +103,17 @@ func startReplica(t *testing.T, name, configPath string, flags ...string) *repli
 			if strings.Contains(strings.ToLower(line), "successfully acquired lease") {
 				r.leader.Store(true)
 			}
+			if full != nil {
+				fmt.Fprintln(full, line)
+			}
 			r.mu.Lock()
 			r.log.WriteString(line + "\n")
 			r.mu.Unlock()
 		}
 		_ = r.cmd.Wait()
+		if full != nil {
+			_ = full.Close()
+		}
 	}()
 	t.Cleanup(func() {
 		r.kill()
@@ -110,6 +124,22 @@ func startReplica(t *testing.T, name, configPath string, flags ...string) *repli
 		}
 	})
 	return r
+}
+
+// replicaLog creates the file the whole log of replica name goes to when
+// DRA_TEST_LOG is set: that path with the test's and the replica's names
+// appended; nil otherwise.
+func replicaLog(t *testing.T, name string) *os.File {
+	path := os.Getenv("DRA_TEST_LOG")
+	if path == "" {
+		return nil
+	}
+	test := strings.NewReplacer("/", "_", " ", "_", ",", "").Replace(t.Name())
+	f, err := os.Create(fmt.Sprintf("%s.%s.%s.%d", path, test[:min(len(test), 100)], name, time.Now().UnixNano()))
+	if err != nil {
+		t.Fatalf("replica log: %v", err)
+	}
+	return f
 }
 
 func (r *replica) kill() {
