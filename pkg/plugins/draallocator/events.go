@@ -191,7 +191,8 @@ func (pl *DRAAllocator) isSchedulableAfterPodUpdate(logger klog.Logger, pod *v1.
 	return fwk.Queue, nil
 }
 
-// isSchedulableAfterVictimGone queues a pod with claims, nominated to the
+// isSchedulableAfterVictimGone queues a pod with claims (or asking for an
+// extended resource a DeviceClass provides), nominated to the
 // node of a deleted pod that had claims (or not nominated yet: the
 // nomination may still be on its way to the pod's status), so that it can
 // leave DefaultPreemption's gate once its victims are gone: while gated,
@@ -202,7 +203,7 @@ func (pl *DRAAllocator) isSchedulableAfterVictimGone(logger klog.Logger, pod *v1
 		oldObj = tomb.Obj
 	}
 	gone, ok := oldObj.(*v1.Pod)
-	if !ok || !hasClaims(gone) || !hasClaims(pod) {
+	if !ok || !hasClaims(gone) || !hasClaims(pod) && pl.draExtendedResourceOf(pod) == "" {
 		return fwk.QueueSkip, nil
 	}
 	if node := pod.Status.NominatedNodeName; node != "" && node != gone.Spec.NodeName {

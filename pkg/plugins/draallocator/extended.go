@@ -308,7 +308,18 @@ func (x *extendedState) placeholderUID() types.UID { return x.template.UID }
 // the pod would give it neither devices nor node capacity; "" when there
 // is none (the common case costs a look at the containers' requests).
 func (pl *DRAAllocator) extendedResourcesAppeared(pod *v1.Pod, x *extendedState) v1.ResourceName {
-	if x != nil || !pl.gates.EnableDRAExtendedResource {
+	if x != nil {
+		return ""
+	}
+	return pl.draExtendedResourceOf(pod)
+}
+
+// draExtendedResourceOf names an extended resource the pod asks for that
+// a DeviceClass provides now, "" if none (or DRAExtendedResource is off).
+// Before the pod is bound, nothing else tells that it needs devices: its
+// extended-resource claim is made at binding.
+func (pl *DRAAllocator) draExtendedResourceOf(pod *v1.Pod) v1.ResourceName {
+	if !pl.gates.EnableDRAExtendedResource {
 		return ""
 	}
 	resolver := pl.draManager.DeviceClassResolver()

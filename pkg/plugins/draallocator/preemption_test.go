@@ -29,6 +29,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -866,6 +867,23 @@ func TestAPreemptorIsRetriedWhenAPodWithClaimsLeavesItsNominatedNode(t *testing.
 	elsewhere := boundPod("elsewhere", "node-2", lowPriority, "held-9")
 	noClaims := victim.DeepCopy()
 	noClaims.Spec.ResourceClaims = nil
+	// A preemptor asking for a DRA-backed extended resource has no claim
+	// before it is bound; a victim holding one has its claim's status.
+	class := objects.DeviceClass("gpu-class", testDriver)
+	class.Spec.ExtendedResourceName = ptr.To("example.com/gpu")
+	h.create(class)
+	h.eventually("the extended resource to map to the class", func() bool {
+		return h.manager.DeviceClassResolver().GetDeviceClass("example.com/gpu") != nil
+	})
+	asksExtended := nominated.DeepCopy()
+	asksExtended.Spec.ResourceClaims = nil
+	one := v1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	asksExtended.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: one, Limits: one}
+	asksUnmapped := asksExtended.DeepCopy()
+	other := v1.ResourceList{"example.com/other": resource.MustParse("1")}
+	asksUnmapped.Spec.Containers[0].Resources = v1.ResourceRequirements{Requests: other, Limits: other}
+	extendedVictim := noClaims.DeepCopy()
+	extendedVictim.Status.ExtendedResourceClaimStatus = &v1.PodExtendedResourceClaimStatus{ResourceClaimName: "victim-extended-resources-x"}
 	hint := hintFor(t, h, fwk.AssignedPod)
 	for _, tc := range []struct {
 		name string
@@ -878,6 +896,8 @@ func TestAPreemptorIsRetriedWhenAPodWithClaimsLeavesItsNominatedNode(t *testing.
 		{"the nomination is not in the pod's status yet: retry", notYet, victim, fwk.Queue},
 		{"a pod left another node: skip", nominated, elsewhere, fwk.QueueSkip},
 		{"a pod without claims left: skip", nominated, noClaims, fwk.QueueSkip},
+		{"a preemptor asking for an extended resource a DeviceClass provides: retry", asksExtended, extendedVictim, fwk.Queue},
+		{"a preemptor asking for an extended resource no DeviceClass provides: skip", asksUnmapped, extendedVictim, fwk.QueueSkip},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := hint(klog.Background(), tc.pod, tc.gone, nil)
