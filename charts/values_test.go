@@ -288,10 +288,29 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 				t.Errorf("PodDisruptionBudget spec %+v", pdb.Spec)
 			}
 		}},
+		{"allocationGuard.drivers limits the guard to those drivers' devices", set("allocationGuard.drivers", []any{"gpu.example.com"}), func(t *testing.T, r rendering) {
+			policy := find(t, r.objs, "ValidatingAdmissionPolicy", "dra-scheduler-allocates")
+			conditions, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConditions")
+			var exprs []string
+			for _, c := range conditions {
+				exprs = append(exprs, c.(map[string]any)["expression"].(string))
+			}
+			if !slices.ContainsFunc(exprs, func(e string) bool { return strings.Contains(e, "r.driver in ['gpu.example.com']") }) {
+				t.Errorf("match conditions %q do not limit the guard to gpu.example.com", exprs)
+			}
+		}},
+		{"allocationGuard.enabled false leaves the guard out", set("allocationGuard.enabled", false), func(t *testing.T, r rendering) {
+			for _, o := range r.objs {
+				if o.GetName() == "dra-scheduler-allocates" {
+					t.Errorf("%s rendered", key(o))
+				}
+			}
+		}},
 		{"the admission label selects the namespaces the policies guard", merge(set("admission.namespaceLabel", "example.com/gpu-team"), set("admission.namespaceLabelValue", "yes")), func(t *testing.T, r rendering) {
 			bindings := 0
 			for _, o := range r.objs {
-				if !strings.HasSuffix(o.GetKind(), "AdmissionPolicyBinding") {
+				if !strings.HasSuffix(o.GetKind(), "AdmissionPolicyBinding") || o.GetName() == "dra-scheduler-allocates" {
+					// The allocation guard holds in every namespace.
 					continue
 				}
 				bindings++

@@ -215,13 +215,19 @@ func (e *env) generatedClaim(podName, podClaim string) *resourceapi.ResourceClai
 // schedulerEvents returns the events dra-scheduler reported about a pod.
 func (e *env) schedulerEvents(podName string) []eventsv1.Event {
 	e.t.Helper()
+	return e.podEvents(podName, schedulerapp.Name)
+}
+
+// podEvents returns the events controller reported about a pod.
+func (e *env) podEvents(podName, controller string) []eventsv1.Event {
+	e.t.Helper()
 	list, err := e.client.EventsV1().Events(e.ns).List(e.ctx, metav1.ListOptions{})
 	if err != nil {
 		e.t.Fatalf("list events: %v", err)
 	}
 	var out []eventsv1.Event
 	for _, ev := range list.Items {
-		if ev.Regarding.Kind == "Pod" && ev.Regarding.Name == podName && ev.ReportingController == schedulerapp.Name {
+		if ev.Regarding.Kind == "Pod" && ev.Regarding.Name == podName && ev.ReportingController == controller {
 			out = append(out, ev)
 		}
 	}
