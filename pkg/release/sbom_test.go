@@ -68,9 +68,12 @@ func TestTheSBOMOfARealBuildPassesThePolicy(t *testing.T) {
 	if got := bom.Metadata.BinaryName(); got != "kubectl-dra" {
 		t.Errorf("the SBOM describes binary %q, want kubectl-dra", got)
 	}
-	modules, err := exec.Command("go", "version", "-m", bin).Output()
+	var stderr bytes.Buffer
+	version := exec.Command("go", "version", "-m", bin)
+	version.Stderr = &stderr
+	modules, err := version.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go version -m %s: %v\n%s", bin, err, stderr.String())
 	}
 	deps := map[string]string{}
 	for _, line := range strings.Split(string(modules), "\n") {
