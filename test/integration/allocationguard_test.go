@@ -18,7 +18,6 @@ package integration
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -182,17 +181,4 @@ func waitGuardEnforced(e *env, driver string) {
 	if err := claims.Delete(e.ctx, sentinel.Name, metav1.DeleteOptions{}); err != nil {
 		e.t.Fatal(err)
 	}
-}
-
-// kubeconfigAs writes a kubeconfig for the control plane that
-// impersonates user, so that RBAC and admission judge that user.
-func kubeconfigAs(t *testing.T, cp *controlplane.ControlPlane, name, user string) string {
-	t.Helper()
-	config := restclient.CopyConfig(cp.Config)
-	config.Impersonate.UserName = user
-	path := filepath.Join(cp.Dir, name+".kubeconfig")
-	if err := controlplane.WriteKubeconfig(config, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
@@ -241,4 +243,17 @@ func describeEvents(events []eventsv1.Event) string {
 		fmt.Fprintf(&b, "[%s %s: %s] ", ev.Type, ev.Reason, ev.Note)
 	}
 	return b.String()
+}
+
+// kubeconfigAs writes a kubeconfig for the control plane that
+// impersonates user, so that RBAC and admission judge that user.
+func kubeconfigAs(t *testing.T, cp *controlplane.ControlPlane, name, user string) string {
+	t.Helper()
+	config := restclient.CopyConfig(cp.Config)
+	config.Impersonate.UserName = user
+	path := filepath.Join(cp.Dir, name+".kubeconfig")
+	if err := controlplane.WriteKubeconfig(config, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

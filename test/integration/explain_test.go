@@ -32,7 +32,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	restclient "k8s.io/client-go/rest"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceusage"
@@ -67,12 +66,7 @@ func checkKubectlDRA(t *testing.T, e *env, cp *controlplane.ControlPlane) {
 	if _, err := cp.Client.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("bind %s: %v", explainRole, err)
 	}
-	userConfig := restclient.CopyConfig(cp.Config)
-	userConfig.Impersonate.UserName = user
-	kubeconfig := filepath.Join(cp.Dir, "explainer.kubeconfig")
-	if err := controlplane.WriteKubeconfig(userConfig, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := kubeconfigAs(t, cp, "explainer", user)
 
 	// Four nodes, each with another story for a two-device claim:
 	// explain-1 has two free devices, explain-2 one of two tainted,

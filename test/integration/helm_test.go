@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -35,7 +34,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	restclient "k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -99,12 +97,7 @@ func TestHelmChart(t *testing.T) {
 
 	// dra-scheduler as its ServiceAccount, from the ConfigMap, with the
 	// Deployment's flags.
-	saConfig := restclient.CopyConfig(cp.Config)
-	saConfig.Impersonate.UserName = serviceaccount.MakeUsername(ns, manifests.ServiceAccount)
-	saKubeconfig := filepath.Join(cp.Dir, "helm-sa.kubeconfig")
-	if err := controlplane.WriteKubeconfig(saConfig, saKubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	saKubeconfig := kubeconfigAs(t, cp, "helm-sa", serviceaccount.MakeUsername(ns, manifests.ServiceAccount))
 	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "gpu-workloads"}
 	deployment := e.deploymentOf()
 	r, port := startFromDeployment(t, "helm-installed", deployment, writeClusterConfig(t, e, "installed", saKubeconfig), saKubeconfig)

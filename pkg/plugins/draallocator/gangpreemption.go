@@ -59,10 +59,10 @@ import (
 //     and that no staying pod uses. The re-run's allocators see those
 //     devices free on every node (allocator.WhatIf.ReleaseAnywhere).
 //   - Once DefaultPreemption gives a victim back, Filter searches the
-//     pod's devices again over the tracker as it is then (the pods given
-//     room earlier in the same step are in flight there), with the devices
-//     of the victims given back taken (fitGangReprieve), and Reserve takes
-//     those devices.
+//     pod's devices again over the tracker, with the devices of the
+//     victims given back taken and those the pods given room earlier in
+//     the same step hold (fitGangReprieve), and Reserve holds what it
+//     finds in the preemption, not in flight (reprieveHolds).
 
 // gangPreemptionKey is the pod-group cycle state's key of the cycle's
 // gangPreemptionEntry.

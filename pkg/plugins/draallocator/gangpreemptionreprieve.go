@@ -140,14 +140,8 @@ func (h *reprieveHolds) allocations() []*resourceapi.AllocationResult {
 	return out
 }
 
-// reprieveHold is Reserve's for a claim of a pod during a reprieve
-// (inReprieve): the pod holds the claim's allocation in the step.
-func (g *gangPreemption) reprieveHold(pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) {
-	g.holds.hold(claim.UID, pod.UID, allocation)
-}
-
 // inReprieve reports whether DefaultPreemption gives victims back: Filter
-// answers by fitGangReprieve, and Reserve holds devices by reprieveHold.
+// answers by fitGangReprieve, and Reserve holds devices in holds.
 func (g *gangPreemption) inReprieve() bool {
 	return g != nil && g.reprieving.Load()
 }

@@ -36,7 +36,8 @@ import (
 // nodes its pods wait on, it keeps their nominations (awaitGroupRelease,
 // releasing.go). Otherwise, as the in-tree plugin's, it first does for
 // every unscheduled pod what PostFilter does for a single pod (the
-// framework calls PostFilter for no pod of a group); if that freed nothing for some pod, and claims may be
+// framework calls PostFilter for no pod of a group); if that freed
+// nothing for some pod, and claims may be
 // reserved for PodGroups, it frees one claim of the group itself: an
 // allocated claim no node could use that only the group holds, else the
 // group's reservation of a claim it declares — but only while no pod of

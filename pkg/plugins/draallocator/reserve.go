@@ -132,10 +132,10 @@ func (pl *DRAAllocator) reserveAllocated(ctx context.Context, s *stateData, pod 
 // (markInFlight), shared with the pod group's other pods in the pod-group
 // cycle group (nil: not shared). In a pod group preemption's reprieve,
 // whose reservations are never written, the pod holds it in the
-// preemption's step instead (gangPreemption.reprieveHold).
+// preemption's step instead (gangPreemption.holds).
 func (pl *DRAAllocator) reserveClaim(logger klog.Logger, s *stateData, group *groupState, pod *v1.Pod, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
 	if g := s.gangPreemption; g.inReprieve() {
-		g.reprieveHold(pod, claim, allocation)
+		g.holds.hold(claim.UID, pod.UID, allocation)
 		return nil
 	}
 	if st := pl.markInFlight(logger, s, claim, allocation); st != nil {
