@@ -43,6 +43,7 @@ const monitoringGroup = "monitoring.coreos.com"
 func TestTheChartRendersWhatKustomizeBuilds(t *testing.T) {
 	inTree := map[string]any{"inTree": map[string]any{"enabled": true}}
 	monitoring := map[string]any{"monitoring": map[string]any{"enabled": true}}
+	podMonitor := map[string]any{"monitoring": map[string]any{"serviceMonitor": map[string]any{"enabled": false}, "podMonitor": map[string]any{"enabled": true}}}
 	for _, tc := range []struct {
 		name       string
 		values     map[string]any
@@ -53,6 +54,7 @@ func TestTheChartRendersWhatKustomizeBuilds(t *testing.T) {
 		{"inTree.enabled renders the A/B overlay manifests/overlays/in-tree", inTree, manifests.InTreeOverlayDir, nil},
 		{"monitoring.enabled renders manifests/install with the manifests/monitoring component", monitoring, manifests.InstallDir, []string{manifests.MonitoringDir}},
 		{"inTree.enabled and monitoring.enabled render the overlay with the monitoring component", merge(inTree, monitoring), manifests.InTreeOverlayDir, []string{manifests.MonitoringDir}},
+		{"monitoring.podMonitor.enabled instead of serviceMonitor renders the monitoring and podmonitor components", merge(monitoring, podMonitor), manifests.InstallDir, []string{manifests.MonitoringDir, manifests.PodMonitorDir}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, err := manifests.Build(tc.dir, tc.components...)

@@ -42,6 +42,8 @@ type part struct {
 	path   string
 	parent string
 	owns   []string
+	// offByDefault: the chart's default for path is false.
+	offByDefault bool
 }
 
 var parts = []part{
@@ -55,7 +57,7 @@ var parts = []part{
 		"Service dra-scheduler/dra-scheduler-metrics", "ClusterRole dra-scheduler-metrics-reader", "ClusterRoleBinding dra-scheduler-metrics-reader",
 	}},
 	{path: "monitoring.serviceMonitor.enabled", parent: "monitoring.enabled", owns: []string{"ServiceMonitor dra-scheduler/dra-scheduler"}},
-	{path: "monitoring.podMonitor.enabled", parent: "monitoring.enabled", owns: []string{
+	{path: "monitoring.podMonitor.enabled", parent: "monitoring.enabled", offByDefault: true, owns: []string{
 		"PodMonitor dra-scheduler/dra-scheduler", "ServiceAccount dra-scheduler/dra-scheduler-metrics-scraper", "Secret dra-scheduler/dra-scheduler-metrics-scraper-token",
 	}},
 	{path: "monitoring.prometheusRule.enabled", parent: "monitoring.enabled", owns: []string{"PrometheusRule dra-scheduler/dra-scheduler"}},
@@ -78,11 +80,21 @@ func TestEveryCombinationOfTheOptionalPartsRendersAWorkingInstall(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Everything on is the install with the monitoring component
-	// (TestTheChartRendersWhatKustomizeBuilds).
+	// Everything on is the install with the monitoring component and the
+	// podmonitor component's PodMonitor beside the ServiceMonitor it
+	// replaces (TestTheChartRendersWhatKustomizeBuilds).
 	all, err := manifests.Build(manifests.InstallDir, manifests.MonitoringDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	withPodMonitor, err := manifests.Build(manifests.InstallDir, manifests.MonitoringDir, manifests.PodMonitorDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range withPodMonitor {
+		if !slices.ContainsFunc(all, func(a *unstructured.Unstructured) bool { return key(a) == key(o) }) {
+			all = append(all, o)
+		}
 	}
 	owner := map[string]string{}
 	for _, p := range parts {
@@ -103,9 +115,9 @@ func TestEveryCombinationOfTheOptionalPartsRendersAWorkingInstall(t *testing.T) 
 		skip := false
 		for i, p := range parts {
 			on[p.path] = mask&(1<<i) != 0
-			if p.parent != "" && !on[p.parent] && !on[p.path] {
-				// Only the default (on) of a monitoring part is tried
-				// with monitoring off.
+			if p.parent != "" && !on[p.parent] && on[p.path] == p.offByDefault {
+				// Only the default of a monitoring part is tried with
+				// monitoring off.
 				skip = true
 			}
 			values = merge(values, set(p.path, on[p.path]))

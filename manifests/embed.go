@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed kustomization.yaml install/*.yaml examples/*.yaml monitoring/*.yaml monitoring/*.json overlays/*/*.yaml
+//go:embed kustomization.yaml install/*.yaml examples/*.yaml monitoring/*.yaml monitoring/*.json monitoring/*/*.yaml overlays/*/*.yaml
 var files embed.FS
 
 // Install directories.
@@ -41,6 +41,9 @@ const (
 	// MonitoringDir holds the optional monitoring component: the metrics
 	// Service and reader role, Prometheus operator monitors and alerts.
 	MonitoringDir = "monitoring"
+	// PodMonitorDir holds the component that, after MonitoringDir, swaps
+	// the ServiceMonitor for a PodMonitor.
+	PodMonitorDir = "monitoring/podmonitor"
 	// InTreeOverlayDir holds the A/B overlay of the install: the same
 	// scheduler with the in-tree DynamicResources plugin allocating.
 	InTreeOverlayDir = "overlays/in-tree"

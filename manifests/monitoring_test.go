@@ -37,18 +37,20 @@ import (
 // monitoringGroup is the Prometheus operator's API group.
 const monitoringGroup = "monitoring.coreos.com"
 
-// monitoringObjects returns the component's objects by kind and name.
-func monitoringObjects(t *testing.T) map[string]*unstructured.Unstructured {
+// monitoringObjects returns the objects of the install with the given
+// monitoring components (none: MonitoringDir alone), by kind and name.
+func monitoringObjects(t *testing.T, components ...string) map[string]*unstructured.Unstructured {
 	t.Helper()
-	files, err := manifests.Load(manifests.MonitoringDir)
+	if len(components) == 0 {
+		components = []string{manifests.MonitoringDir}
+	}
+	objs, err := manifests.Build(manifests.InstallDir, components...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]*unstructured.Unstructured{}
-	for _, f := range files {
-		for _, o := range f.Objects {
-			out[o.GetKind()+"/"+o.GetName()] = o
-		}
+	for _, o := range objs {
+		out[o.GetKind()+"/"+o.GetName()] = o
 	}
 	return out
 }
@@ -82,6 +84,9 @@ func TestTheMonitoringComponentScrapesTheScheduler(t *testing.T) {
 		containerPorts[p.Name] = p.ContainerPort
 	}
 	objs := monitoringObjects(t)
+	if objs["PodMonitor/dra-scheduler"] != nil {
+		t.Error("the monitoring component has a PodMonitor beside its ServiceMonitor: every series would be scraped twice")
+	}
 
 	var svc v1.Service
 	convert(t, objs["Service/dra-scheduler-metrics"], &svc)
@@ -108,6 +113,11 @@ func TestTheMonitoringComponentScrapesTheScheduler(t *testing.T) {
 		t.Errorf("ServiceMonitor endpoint %v: want port %s, HTTPS, /metrics, with Prometheus' token", ep, svc.Spec.Ports[0].Name)
 	}
 
+	// The podmonitor component swaps the ServiceMonitor for a PodMonitor.
+	objs = monitoringObjects(t, manifests.MonitoringDir, manifests.PodMonitorDir)
+	if objs["ServiceMonitor/dra-scheduler"] != nil {
+		t.Error("the podmonitor component keeps the ServiceMonitor beside its PodMonitor: every series would be scraped twice")
+	}
 	pm := objs["PodMonitor/dra-scheduler"]
 	if pm == nil || pm.GetNamespace() != d.Namespace {
 		t.Fatal("no PodMonitor dra-scheduler in the scheduler's namespace")

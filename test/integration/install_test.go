@@ -145,6 +145,9 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("in a labelled namespace, pods using DRA without a scheduler go to dra-scheduler and pods naming another are refused", func(t *testing.T) {
 		checkAdmissionPolicy(t, e)
 	})
+	t.Run("the documented kubectl debug command for SIGUSR2 is admitted in the scheduler's namespace, and kubectl's default profile is not", func(t *testing.T) {
+		checkDocumentedDebugCommand(t, e, &deployment)
+	})
 	t.Run("the monitoring component's reader role lets a ServiceAccount scrape /metrics over HTTPS, and only it", func(t *testing.T) {
 		checkMetricsScrape(t, ctx, admin, cp.Client, port)
 	})
@@ -238,21 +241,20 @@ func scrapeOpen(t *testing.T, ctx context.Context, port int) string {
 	return body
 }
 
-// checkMetricsScrape applies the monitoring component (but the Prometheus
-// operator's objects, whose CRDs this API server lacks) and scrapes the
-// running scheduler's /metrics with ServiceAccount tokens, as Prometheus
-// does: the scheduler asks the API server to authenticate the token
-// (TokenReview) and to authorize GET /metrics (SubjectAccessReview).
+// checkMetricsScrape applies the install with the monitoring and podmonitor
+// components (but the Prometheus operator's objects, whose CRDs this API
+// server lacks) and scrapes the running scheduler's /metrics with
+// ServiceAccount tokens, as Prometheus does: the scheduler asks the API
+// server to authenticate the token (TokenReview) and to authorize GET
+// /metrics (SubjectAccessReview).
 func checkMetricsScrape(t *testing.T, ctx context.Context, admin *applier, client kubernetes.Interface, port int) {
-	monitoring, err := manifests.Load(manifests.MonitoringDir)
+	monitoring, err := manifests.Build(manifests.InstallDir, manifests.MonitoringDir, manifests.PodMonitorDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range monitoring {
-		for _, o := range f.Objects {
-			if o.GroupVersionKind().Group != "monitoring.coreos.com" {
-				admin.apply(f.Path, o)
-			}
+	for _, o := range monitoring {
+		if o.GroupVersionKind().Group != "monitoring.coreos.com" {
+			admin.apply("the install with monitoring/podmonitor", o)
 		}
 	}
 	if _, err := client.CoreV1().ServiceAccounts(manifests.Namespace).Create(ctx,
