@@ -43,6 +43,8 @@ const monitoringGroup = "monitoring.coreos.com"
 func TestTheChartRendersWhatKustomizeBuilds(t *testing.T) {
 	inTree := map[string]any{"inTree": map[string]any{"enabled": true}}
 	monitoring := map[string]any{"monitoring": map[string]any{"enabled": true}}
+	optOut := map[string]any{"admission": map[string]any{"mode": "OptOut"}}
+	labelGuard := map[string]any{"admission": map[string]any{"labelGuard": map[string]any{"enabled": true}}}
 	podMonitor := map[string]any{"monitoring": map[string]any{"serviceMonitor": map[string]any{"enabled": false}, "podMonitor": map[string]any{"enabled": true}}}
 	for _, tc := range []struct {
 		name       string
@@ -55,6 +57,9 @@ func TestTheChartRendersWhatKustomizeBuilds(t *testing.T) {
 		{"monitoring.enabled renders manifests/install with the manifests/monitoring component", monitoring, manifests.InstallDir, []string{manifests.MonitoringDir}},
 		{"inTree.enabled and monitoring.enabled render the overlay with the monitoring component", merge(inTree, monitoring), manifests.InTreeOverlayDir, []string{manifests.MonitoringDir}},
 		{"monitoring.podMonitor.enabled instead of serviceMonitor renders the monitoring and podmonitor components", merge(monitoring, podMonitor), manifests.InstallDir, []string{manifests.MonitoringDir, manifests.PodMonitorDir}},
+		{"admission.mode OptOut renders the opt-out component", optOut, manifests.InstallDir, []string{manifests.OptOutDir}},
+		{"admission.labelGuard.enabled renders the label-guard component", labelGuard, manifests.InstallDir, []string{manifests.LabelGuardDir}},
+		{"both render both components", merge(optOut, labelGuard), manifests.InstallDir, []string{manifests.OptOutDir, manifests.LabelGuardDir}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, err := manifests.Build(tc.dir, tc.components...)

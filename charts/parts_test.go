@@ -53,6 +53,9 @@ var parts = []part{
 		"MutatingAdmissionPolicy dra-scheduler-opt-in", "MutatingAdmissionPolicyBinding dra-scheduler-opt-in",
 		"MutatingAdmissionPolicy dra-scheduler-opt-in-for-extended-resources", "MutatingAdmissionPolicyBinding dra-scheduler-opt-in-for-extended-resources",
 	}},
+	{path: "admission.labelGuard.enabled", parent: "admission.enabled", offByDefault: true, owns: []string{
+		"ValidatingAdmissionPolicy dra-scheduler-enforce-label", "ValidatingAdmissionPolicyBinding dra-scheduler-enforce-label",
+	}},
 	{path: "monitoring.enabled", owns: []string{
 		"Service dra-scheduler/dra-scheduler-metrics", "ClusterRole dra-scheduler-metrics-reader", "ClusterRoleBinding dra-scheduler-metrics-reader",
 	}},
@@ -80,20 +83,22 @@ func TestEveryCombinationOfTheOptionalPartsRendersAWorkingInstall(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Everything on is the install with the monitoring component and the
+	// Everything on is the install with the monitoring component, the
 	// podmonitor component's PodMonitor beside the ServiceMonitor it
-	// replaces (TestTheChartRendersWhatKustomizeBuilds).
+	// replaces, and the label guard (TestTheChartRendersWhatKustomizeBuilds).
 	all, err := manifests.Build(manifests.InstallDir, manifests.MonitoringDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	withPodMonitor, err := manifests.Build(manifests.InstallDir, manifests.MonitoringDir, manifests.PodMonitorDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range withPodMonitor {
-		if !slices.ContainsFunc(all, func(a *unstructured.Unstructured) bool { return key(a) == key(o) }) {
-			all = append(all, o)
+	for _, components := range [][]string{{manifests.MonitoringDir, manifests.PodMonitorDir}, {manifests.LabelGuardDir}} {
+		more, err := manifests.Build(manifests.InstallDir, components...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range more {
+			if !slices.ContainsFunc(all, func(a *unstructured.Unstructured) bool { return key(a) == key(o) }) {
+				all = append(all, o)
+			}
 		}
 	}
 	owner := map[string]string{}
@@ -160,7 +165,24 @@ func TestEveryCombinationOfTheOptionalPartsRendersAWorkingInstall(t *testing.T) 
 			checkReferences(t, objs)
 		})
 	}
-	if want := 1<<(len(parts)-5) + 1<<(len(parts)-1); combinations != want { // monitoring off, on
+	// A part with children: off (they keep their defaults), or on with every
+	// combination of them; a part without either: on or off.
+	want := 1
+	for _, p := range parts {
+		children := 0
+		for _, c := range parts {
+			if c.parent == p.path {
+				children++
+			}
+		}
+		switch {
+		case children > 0:
+			want *= 1 + 1<<children
+		case p.parent == "":
+			want *= 2
+		}
+	}
+	if combinations != want {
 		t.Errorf("%d combinations rendered, want %d", combinations, want)
 	}
 }

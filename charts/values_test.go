@@ -323,6 +323,53 @@ func TestEachValueShowsInTheRendering(t *testing.T) {
 				t.Errorf("%d policy bindings, want 4", bindings)
 			}
 		}},
+		{"admission.mode OptOut routes every namespace but kube-system, the excluded ones and those labelled out", merge(
+			set("admission.mode", "OptOut"),
+			set("admission.excludedNamespaces", []any{"batch", "kube-system"}),
+			set("admission.namespaceLabel", "example.com/gpu-team"),
+			set("admission.optOutLabelValue", "no"),
+		), func(t *testing.T, r rendering) {
+			want := []any{
+				map[string]any{"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": []any{"kube-system", "batch"}},
+				map[string]any{"key": "example.com/gpu-team", "operator": "NotIn", "values": []any{"no"}},
+			}
+			bindings := 0
+			for _, o := range r.objs {
+				if !strings.HasSuffix(o.GetKind(), "AdmissionPolicyBinding") || o.GetName() == "dra-scheduler-allocates" {
+					continue
+				}
+				bindings++
+				selector, _, _ := unstructured.NestedMap(o.Object, "spec", "matchResources", "namespaceSelector")
+				if d := cmp.Diff(map[string]any{"matchExpressions": want}, selector); d != "" {
+					t.Errorf("%s selects namespaces (-want +got):\n%s", key(o), d)
+				}
+			}
+			if bindings != 4 {
+				t.Errorf("%d policy bindings, want 4", bindings)
+			}
+		}},
+		{"admission.labelGuard lets the admin groups alone change the namespace label", merge(
+			set("admission.labelGuard", map[string]any{"enabled": true, "adminGroups": []any{"platform-admins", `team "a"`}}),
+			set("admission.namespaceLabel", "example.com/gpu-team"),
+		), func(t *testing.T, r rendering) {
+			policy := find(t, r.objs, "ValidatingAdmissionPolicy", "dra-scheduler-enforce-label")
+			find(t, r.objs, "ValidatingAdmissionPolicyBinding", "dra-scheduler-enforce-label")
+			variables, _, _ := unstructured.NestedSlice(policy.Object, "spec", "variables")
+			if len(variables) == 0 || variables[0].(map[string]any)["expression"] != `["platform-admins","team \"a\""]` {
+				t.Errorf("variables %v: want the admin groups as a CEL list first", variables)
+			}
+			conditions, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConditions")
+			if len(conditions) != 1 || !strings.Contains(conditions[0].(map[string]any)["expression"].(string), "'example.com/gpu-team'") {
+				t.Errorf("matchConditions %v: want the namespace label", conditions)
+			}
+		}},
+		{"admission.labelGuard is left out without the admission policies", merge(set("admission.labelGuard.enabled", true), set("admission.enabled", false)), func(t *testing.T, r rendering) {
+			for _, o := range r.objs {
+				if o.GetName() == "dra-scheduler-enforce-label" {
+					t.Errorf("%s rendered", key(o))
+				}
+			}
+		}},
 		{"commonLabels label every object, and no selector", merge(set("commonLabels", map[string]any{"example.com/owner": "platform"}), set("monitoring.enabled", true)), func(t *testing.T, r rendering) {
 			for _, o := range r.objs {
 				if o.GetLabels()["example.com/owner"] != "platform" {
@@ -470,6 +517,9 @@ func TestTheSchemaRefusesBadValuesNamingThem(t *testing.T) {
 		{"a misspelt monitoring part is refused", set("monitoring.serviceMonitors.enabled", true), []string{"/monitoring", "'serviceMonitors'"}},
 		{"a monitoring switch given as a string is refused", set("monitoring.podMonitor.enabled", "false"), []string{"/monitoring/podMonitor/enabled", "want boolean"}},
 		{"an admission label that is no label key is refused", set("admission.namespaceLabel", "not a label"), []string{"/admission/namespaceLabel"}},
+		{"an unknown routing mode is refused", set("admission.mode", "optout"), []string{"/admission/mode"}},
+		{"a label guard without admin groups is refused", set("admission.labelGuard.adminGroups", []any{}), []string{"/admission/labelGuard/adminGroups"}},
+		{"an excluded namespace that is no namespace name is refused", set("admission.excludedNamespaces", []any{"Batch"}), []string{"/admission/excludedNamespaces/0"}},
 		{"an unknown resources field is refused", set("resources.request", map[string]any{"cpu": "1"}), []string{"/resources", "'request'"}},
 		{"a client qps of 0 is refused", set("clientConnection.qps", 0), []string{"/clientConnection/qps"}},
 		{"inTree given as a bare boolean is refused", set("inTree", true), []string{"/inTree", "want object"}},
@@ -614,6 +664,10 @@ func TestTheNotesSayHowToCheckAndOptIn(t *testing.T) {
 			[]string{"in-tree"}},
 		{"the in-tree mode says so, and how to go back", set("inTree.enabled", true),
 			[]string{"the in-tree DynamicResources plugin", "--set inTree.enabled=false"}, nil},
+		{"OptOut says which namespaces are routed and how to opt one out", merge(set("admission.mode", "OptOut"), set("admission.excludedNamespaces", []any{"batch"})),
+			[]string{"Every namespace but kube-system, batch is routed", "kubectl label namespace <namespace> dra-scheduler.io/enforce=false"}, []string{"enforce=true", "Only members of"}},
+		{"the label guard says who may change the label", set("admission.labelGuard.enabled", true),
+			[]string{"Only members of system:masters may set, change or remove that label"}, nil},
 		{"without the admission policies, pods must name the scheduler themselves", merge(set("admission.enabled", false), set("schedulerName", "gpu")),
 			[]string{"pods must set spec.schedulerName: gpu themselves"}, []string{"kubectl label namespace"}},
 	} {

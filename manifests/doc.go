@@ -18,11 +18,17 @@ limitations under the License.
 // as a secondary scheduler, and embeds it so that tests and the demo use
 // exactly the files shipped:
 //   - install/: namespace.yaml, rbac.yaml, configmap.yaml, deployment.yaml,
-//     pdb.yaml, admission.yaml, listed in its kustomization.yaml (the top
-//     kustomization.yaml has install/ as its one resource);
+//     pdb.yaml, admission.yaml, allocation-guard.yaml, listed in its
+//     kustomization.yaml (the top kustomization.yaml has install/ as its
+//     one resource);
 //   - overlays/in-tree/: the A/B switch, the install with the in-tree
 //     DynamicResources plugin's profile;
-//   - monitoring/: the optional monitoring component;
+//   - admission/opt-out/, admission/label-guard/: optional components,
+//     routing every namespace but those excluded, and letting only admin
+//     groups change a namespace's routing label;
+//   - monitoring/: the optional monitoring component, and
+//     monitoring/podmonitor/, which swaps its ServiceMonitor for a
+//     PodMonitor;
 //   - examples/: DeviceClasses, claim templates, a shared claim, pods.
 //
 // Build runs kustomize's own library on the embedded tree, as
@@ -39,6 +45,7 @@ limitations under the License.
 //     it elects on is the one rbac.yaml grants;
 //   - the Helm chart charts/dra-scheduler renders, with its default values,
 //     exactly what Build(InstallDir) builds (with inTree.enabled the
-//     overlay, with monitoring.enabled the monitoring component): a change
-//     here needs the same change there (go test ./charts).
+//     overlay, with monitoring.enabled the monitoring component, and so on
+//     for each component): a change here needs the same change there (go
+//     test ./charts).
 package manifests

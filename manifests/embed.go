@@ -29,13 +29,20 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed kustomization.yaml install/*.yaml examples/*.yaml monitoring/*.yaml monitoring/*.json monitoring/*/*.yaml overlays/*/*.yaml
+//go:embed kustomization.yaml install/*.yaml admission/*/*.yaml examples/*.yaml monitoring/*.yaml monitoring/*.json monitoring/*/*.yaml overlays/*/*.yaml
 var files embed.FS
 
 // Install directories.
 const (
 	// InstallDir holds the manifests that install dra-scheduler.
 	InstallDir = "install"
+	// OptOutDir holds the component that routes every namespace's pods
+	// that use DRA to dra-scheduler, but kube-system's and those of
+	// namespaces labelled out.
+	OptOutDir = "admission/opt-out"
+	// LabelGuardDir holds the component that lets only the admin groups
+	// set, change or remove a namespace's routing label.
+	LabelGuardDir = "admission/label-guard"
 	// ExamplesDir holds the example DeviceClasses, claims and pods.
 	ExamplesDir = "examples"
 	// MonitoringDir holds the optional monitoring component: the metrics

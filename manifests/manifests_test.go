@@ -46,7 +46,7 @@ import (
 const schedulerName = "dra-scheduler"
 
 func TestKustomizationsListEveryManifestOfTheirDirectory(t *testing.T) {
-	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir, manifests.MonitoringDir, manifests.PodMonitorDir} {
+	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir, manifests.MonitoringDir, manifests.PodMonitorDir, manifests.OptOutDir, manifests.LabelGuardDir} {
 		t.Run(dir, func(t *testing.T) {
 			listed, err := manifests.Resources(dir)
 			if err != nil {
@@ -72,7 +72,7 @@ func TestKustomizationsListEveryManifestOfTheirDirectory(t *testing.T) {
 
 func TestEveryObjectDecodesStrictlyIntoItsAPIType(t *testing.T) {
 	strict := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir, manifests.MonitoringDir, manifests.PodMonitorDir} {
+	for _, dir := range []string{manifests.InstallDir, manifests.ExamplesDir, manifests.MonitoringDir, manifests.PodMonitorDir, manifests.OptOutDir, manifests.LabelGuardDir} {
 		files, err := manifests.Load(dir)
 		if err != nil {
 			t.Fatal(err)

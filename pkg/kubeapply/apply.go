@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -80,6 +81,33 @@ func (a *Applier) TakeWarnings() []string {
 // Apply applies obj and returns the object the API server stored. Errors
 // name the kind, namespace and name.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ri, what, err := a.resource(obj)
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", what, err)
+	}
+	out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if err != nil {
+		return nil, fmt.Errorf("apply %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Delete deletes obj, as kubectl delete -f does: an object already gone
+// is no error. Errors name the kind, namespace and name.
+func (a *Applier) Delete(ctx context.Context, obj *unstructured.Unstructured) error {
+	ri, what, err := a.resource(obj)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", what, err)
+	}
+	if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s: %w", what, err)
+	}
+	return nil
+}
+
+// resource returns the client of obj's resource (in its namespace, for a
+// namespaced kind) and obj's description for errors.
+func (a *Applier) resource(obj *unstructured.Unstructured) (dynamic.ResourceInterface, string, error) {
 	gvk := obj.GroupVersionKind()
 	what := gvk.Kind + " " + obj.GetName()
 	if ns := obj.GetNamespace(); ns != "" {
@@ -92,15 +120,10 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (*u
 		mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("apply %s: %w", what, err)
+		return nil, what, err
 	}
-	var ri dynamic.ResourceInterface = a.client.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		ri = a.client.Resource(mapping.Resource).Namespace(obj.GetNamespace())
+		return a.client.Resource(mapping.Resource).Namespace(obj.GetNamespace()), what, nil
 	}
-	out, err := ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
-	if err != nil {
-		return nil, fmt.Errorf("apply %s: %w", what, err)
-	}
-	return out, nil
+	return a.client.Resource(mapping.Resource), what, nil
 }

@@ -18,5 +18,6 @@ limitations under the License.
 // "kubectl apply --server-side" does: any kind the API server serves,
 // resolved through discovery, with one field manager, conflicts forced.
 // It records the warnings the API server returns (PodSecurity, deprecated
-// APIs), so callers can show or assert them.
+// APIs), so callers can show or assert them. It deletes them as "kubectl
+// delete -f" does, too.
 package kubeapply

@@ -26,11 +26,9 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
-	"github.com/dra-scheduler/dra-scheduler/manifests"
 	"github.com/dra-scheduler/dra-scheduler/pkg/controlplane"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
@@ -58,22 +56,8 @@ profiles:
 // two claims.
 func TestOnlyDRASchedulerAllocatesBesideTheDefaultScheduler(t *testing.T) {
 	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
-	if err != nil {
-		t.Fatalf("start control plane: %v", err)
-	}
-	t.Cleanup(cp.Stop)
-	admin := newApplier(t, cp.Config)
-	deployment := admin.applyKustomization(manifests.InstallDir)
-
-	saKubeconfig := kubeconfigAs(t, cp, "guard-dra-scheduler", serviceaccount.MakeUsername(manifests.Namespace, manifests.ServiceAccount))
-	startFromDeployment(t, "guarded", deployment, writeConfigMapConfig(t, cp, manifests.InstallDir, saKubeconfig), saKubeconfig)
-	stock := fmt.Sprintf("%sclientConnection:\n  kubeconfig: %s\n", stockSchedulerConfig, kubeconfigAs(t, cp, "guard-kube-scheduler", "system:kube-scheduler"))
-	stockPath, err := cp.WriteSchedulerConfig("guard-default-scheduler.yaml", []byte(stock))
-	if err != nil {
-		t.Fatal(err)
-	}
-	startReplica(t, "default-scheduler", stockPath)
+	cp := startInstall(t).cp
+	startStockScheduler(t, cp)
 
 	e := &env{t: t, ctx: ctx, cp: cp, client: cp.Client, ns: "unlabelled"}
 	e.create(&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}})
@@ -87,17 +71,7 @@ func TestOnlyDRASchedulerAllocatesBesideTheDefaultScheduler(t *testing.T) {
 	// No schedulerName, in a namespace nobody labelled: the default
 	// scheduler's.
 	e.create(objects.MakePod("default-pod", e.ns).ClaimFromTemplate("dev", "one").Obj())
-	var refusal string
-	e.waitFor("the default scheduler to report its refused allocation", func() (bool, string) {
-		for _, ev := range e.podEvents("default-pod", "default-scheduler") {
-			if ev.Reason == "FailedScheduling" && strings.Contains(ev.Note, "only dra-scheduler allocates these devices") {
-				refusal = ev.Note
-				return true, ""
-			}
-		}
-		return false, describeEvents(e.podEvents("default-pod", "default-scheduler"))
-	})
-	if !strings.Contains(refusal, "system:kube-scheduler") {
+	if refusal := waitRefusedByTheGuard(e, "default-pod"); !strings.Contains(refusal, "system:kube-scheduler") {
 		t.Errorf("the refusal %q does not name who was refused", refusal)
 	}
 
@@ -138,6 +112,36 @@ func TestOnlyDRASchedulerAllocatesBesideTheDefaultScheduler(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// startStockScheduler runs kube-scheduler as the control plane runs it
+// (stockSchedulerConfig) as system:kube-scheduler, in its own process.
+func startStockScheduler(t *testing.T, cp *controlplane.ControlPlane) *replica {
+	t.Helper()
+	stock := fmt.Sprintf("%sclientConnection:\n  kubeconfig: %s\n", stockSchedulerConfig, kubeconfigAs(t, cp, t.Name()+"-kube-scheduler", "system:kube-scheduler"))
+	path, err := cp.WriteSchedulerConfig(t.Name()+"-default-scheduler.yaml", []byte(stock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startReplica(t, "default-scheduler", path)
+}
+
+// waitRefusedByTheGuard waits for the default scheduler's FailedScheduling
+// event that carries the allocation guard's message, and returns its note.
+func waitRefusedByTheGuard(e *env, pod string) string {
+	e.t.Helper()
+	var refusal string
+	e.waitFor("the default scheduler to report the guard's refusal for "+pod, func() (bool, string) {
+		events := e.podEvents(pod, v1.DefaultSchedulerName)
+		for _, ev := range events {
+			if ev.Reason == "FailedScheduling" && strings.Contains(ev.Note, "only dra-scheduler allocates these devices") {
+				refusal = ev.Note
+				return true, ""
+			}
+		}
+		return false, describeEvents(events)
+	})
+	return refusal
 }
 
 // waitGuardEnforced waits until the API server enforces the allocation

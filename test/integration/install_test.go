@@ -612,9 +612,9 @@ func newApplier(t *testing.T, config *restclient.Config) *applier {
 // applyKustomization applies what kustomize builds from the manifests'
 // dir, as kubectl apply -k does, failing the test on an error and flagging
 // warnings, and returns the Deployment it applied.
-func (a *applier) applyKustomization(dir string) appsv1.Deployment {
+func (a *applier) applyKustomization(dir string, components ...string) appsv1.Deployment {
 	a.t.Helper()
-	objs, err := manifests.Build(dir)
+	objs, err := manifests.Build(dir, components...)
 	if err != nil {
 		a.t.Fatal(err)
 	}

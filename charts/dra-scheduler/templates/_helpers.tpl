@@ -124,3 +124,28 @@ An int-or-string value: a number as it is, a string (a percentage) quoted.
 {{- define "dra-scheduler.intOrString" -}}
 {{- if kindIs "string" . }}{{ quote . }}{{ else }}{{ . }}{{ end -}}
 {{- end }}
+
+{{/*
+The namespaces whose pods the routing policies (admission.yaml) send to
+dra-scheduler: those labelled in (OptIn), or all but kube-system, the
+excluded ones and those labelled out (OptOut).
+*/}}
+{{- define "dra-scheduler.routingNamespaceSelector" -}}
+{{- if eq .Values.admission.mode "OptOut" -}}
+matchExpressions:
+- key: kubernetes.io/metadata.name
+  operator: NotIn
+  values:
+  - kube-system
+  {{- range without (uniq .Values.admission.excludedNamespaces) "kube-system" }}
+  - {{ . }}
+  {{- end }}
+- key: {{ .Values.admission.namespaceLabel }}
+  operator: NotIn
+  values:
+  - {{ .Values.admission.optOutLabelValue | quote }}
+{{- else -}}
+matchLabels:
+  {{ .Values.admission.namespaceLabel }}: {{ .Values.admission.namespaceLabelValue | quote }}
+{{- end -}}
+{{- end }}
