@@ -151,3 +151,14 @@ func (pl *DRAAllocator) allocationOf(claim *resourceapi.ResourceClaim) *resource
 func hasClaims(pod *v1.Pod) bool {
 	return len(pod.Spec.ResourceClaims) > 0 || pod.Status.ExtendedResourceClaimStatus != nil
 }
+
+// assumedAllocation returns the claim's allocation in the assume cache,
+// which has what the plugin wrote before the informer does; nil if the
+// claim is not allocated there.
+func (pl *DRAAllocator) assumedAllocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
+	current, err := pl.draManager.ResourceClaims().Get(claim.Namespace, claim.Name)
+	if err != nil || current.UID != claim.UID {
+		return nil
+	}
+	return current.Status.Allocation
+}

@@ -234,6 +234,9 @@ limitations under the License.
 //     lasts exactly as long as the framework's. A pod group preemption's
 //     reprieve marks nothing in flight: its reservations, never written,
 //     are held in the preemption alone (reprieveHolds) until Unreserve.
+//     A claim found allocated as chosen when Reserve marks it (a pod of
+//     the same group wrote it) needs nothing held, and an allocation
+//     PreBind wrote is never restored out of the assume cache.
 //   - The pod-group cycle's state is touched only by the cycle's
 //     synchronous phases (PreFilter, Reserve, Unreserve,
 //     PodGroupPostFilter), never by Filter or the binding phase, so it

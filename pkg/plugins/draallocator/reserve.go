@@ -138,19 +138,28 @@ func (pl *DRAAllocator) reserveClaim(logger klog.Logger, s *stateData, group *gr
 		g.holds.hold(claim.UID, pod.UID, allocation)
 		return nil
 	}
-	if st := pl.markInFlight(logger, s, claim, allocation); st != nil {
+	held, st := pl.markInFlight(logger, s, claim, allocation)
+	if st != nil {
 		return st
 	}
-	group.share(claim.UID, pod.UID)
+	if held {
+		group.share(claim.UID, pod.UID)
+	}
 	return nil
 }
 
 // markInFlight tells the framework and the tracker that the claim's
 // allocation is chosen but not written yet (in a pod group preemption's
-// re-run, a dry run's), and records it in the cycle state for Unreserve. The framework declines when its assume cache has
-// the claim allocated already (someone else allocated it since
-// PreFilter): then nothing is in flight and the attempt fails.
-func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) *fwk.Status {
+// re-run, a dry run's), records it in the cycle state for Unreserve, and
+// reports whether it did (held). The framework declines when its assume
+// cache has the claim allocated already:
+//   - with the very devices chosen, a pod sharing the allocation wrote it
+//     since PreFilter: a pod of the same pod group, whose binding cycle
+//     the framework starts before it reserves the next pod
+//     (kubernetes#140053, #140263). Nothing needs to be held; the pod's
+//     PreBind adds its reservation (bindClaim).
+//   - otherwise someone else allocated it: the attempt fails.
+func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *resourceapi.ResourceClaim, allocation *resourceapi.AllocationResult) (held bool, _ *fwk.Status) {
 	claims := pl.draManager.ResourceClaims()
 	inFlight := claim.DeepCopy()
 	if !slices.Contains(inFlight.Finalizers, resourceapi.Finalizer) {
@@ -158,10 +167,14 @@ func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *re
 	}
 	inFlight.Status.Allocation = allocation
 	if err := claims.SignalClaimPendingAllocation(claim.UID, inFlight); err != nil {
-		return statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
+		return false, statusError(logger, fmt.Errorf("internal error: mark allocation of claim %s in flight: %w", klog.KObj(claim), err))
 	}
 	if claims.GetPendingAllocation(claim.UID) == nil {
-		return statusError(logger, fmt.Errorf("claim %s got allocated elsewhere in the meantime", klog.KObj(claim)))
+		if written := pl.assumedAllocation(claim); written != nil && sameDevices(written, allocation) {
+			logger.V(5).Info("Claim written as chosen by a pod sharing it", "resourceclaim", klog.KObj(claim))
+			return false, nil
+		}
+		return false, statusError(logger, fmt.Errorf("claim %s got allocated elsewhere in the meantime", klog.KObj(claim)))
 	}
 	s.mu.Lock()
 	s.inFlight = append(s.inFlight, claim)
@@ -174,7 +187,7 @@ func (pl *DRAAllocator) markInFlight(logger klog.Logger, s *stateData, claim *re
 		pl.tracker.SetPending(claim.UID, allocation)
 	}
 	logger.V(5).Info("Reserved devices", "resourceclaim", klog.KObj(claim), "allocation", klog.Format(allocation))
-	return nil
+	return true, nil
 }
 
 // releaseInFlight ends the in-flight allocations the attempt made and
@@ -188,7 +201,12 @@ func (pl *DRAAllocator) releaseInFlight(logger klog.Logger, s *stateData, group 
 	for _, claim := range s.takeInFlight() {
 		if claims.MaybeRemoveClaimPendingAllocation(claim.UID, false) {
 			logger.V(5).Info("Released in-flight allocation", "resourceclaim", klog.KObj(claim))
-			if claim.Name != specialClaimName {
+			if claim.Name != specialClaimName && pl.assumedAllocation(claim) == nil {
+				// Not once PreBind wrote the allocation: the assume cache
+				// keeps the written version, and the informer's copy of
+				// that same version never replaces its older one, so a
+				// restore would put back the claim unallocated
+				// (kubernetes#140263).
 				claims.AssumedClaimRestore(claim.Namespace, claim.Name)
 			}
 			group.released(claim.UID)
