@@ -43,6 +43,9 @@ type Allocator struct {
 	// domain, when set, is the topology domain the allocator keeps to
 	// (KeptTo): its state holds other domains' devices as taken.
 	domain *domainRestriction
+	// cross, when set, are constraints across the claims of every call
+	// (WithCrossClaimConstraints, crossclaim.go).
+	cross *crossClaims
 
 	// prepared caches the node-independent validation of the claims the
 	// allocator was last asked about: the scheduler asks about one pod's
@@ -92,7 +95,7 @@ func (a *Allocator) WithState(st *State) *Allocator {
 	// Not New: a dry run derives one per node and step, and shares a's
 	// pool and placements instead of making its own.
 	b := &Allocator{features: a.features, classes: a.classes, inv: a.inv, matcher: a.matcher, state: st, policy: a.policy,
-		calls: a.calls, placed: a.placed, preparedBy: a.preparedBy}
+		cross: a.cross, calls: a.calls, placed: a.placed, preparedBy: a.preparedBy}
 	if st.outside != nil {
 		// A State derived from a's by a what-if keeps a's domain; a new
 		// one (NewState) has none.
@@ -171,7 +174,7 @@ func (a *Allocator) run(ctx context.Context, node *v1.Node, claims []*resourceap
 	// (pick.go). picked is the summary from which takeFirstFit may take
 	// the devices.
 	var picked *summary
-	if q := p.counts; q != nil && ctx.Err() == nil {
+	if q := p.counts; q != nil && a.cross == nil && ctx.Err() == nil {
 		s := q.sums.lookup(id)
 		if s == nil {
 			s = a.summarize(ctx, node, claims, view, id, q, deadline)

@@ -35,6 +35,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/inventorygen"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -110,7 +111,10 @@ type bfCase struct {
 	pools   []map[string]map[string]int64
 	devices []bfDevice
 	claims  []bfClaim
-	notes   sets.Set[string] // what the case exercises
+	// cross are constraints across the claims
+	// (crossclaim_bruteforce_test.go).
+	cross []bfCross
+	notes sets.Set[string] // what the case exercises
 }
 
 // bfOdds are the generator's probabilities (and bounds) for one kind of
@@ -275,6 +279,7 @@ type bfInput struct {
 	classes  structured.DeviceClassLister
 	slices   []*resourceapi.ResourceSlice
 	claims   []*resourceapi.ResourceClaim
+	cross    []allocator.CrossClaimConstraint
 }
 
 // render returns the case's API objects.
@@ -335,6 +340,7 @@ func (c *bfCase) render() bfInput {
 		}
 		in.claims = append(in.claims, claim)
 	}
+	in.cross = c.renderCross()
 	return in
 }
 

@@ -137,7 +137,7 @@ func (c *bfCase) violation(picks []bfPick, complete bool) string {
 			}
 		}
 	}
-	return ""
+	return c.crossViolation(picks)
 }
 
 // counterViolation checks the pools' shared counters for the devices

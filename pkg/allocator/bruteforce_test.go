@@ -110,6 +110,9 @@ func bfCompare(t *testing.T, c *bfCase, want bool) string {
 		inv.SetWithKey(strconv.Itoa(i), s)
 	}
 	packing := allocator.New(in.features, allocator.NewState(inv, in.state), in.classes, inv, allocator.NewMatcher(cache), allocator.Packing)
+	if len(in.cross) > 0 {
+		firstFit, packing = firstFit.WithCrossClaimConstraints(in.cross, nil), packing.WithCrossClaimConstraints(in.cross, nil)
+	}
 	var problems []string
 	for _, a := range []struct {
 		policy string

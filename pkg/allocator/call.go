@@ -48,6 +48,9 @@ type call struct {
 	// twins marks the claims that are twins of the claim before them
 	// (twins.go).
 	twins []bool
+	// cross tracks the allocator's constraints across claims
+	// (crossclaim.go), in their order.
+	cross []constraint
 
 	// allocating maps devices taken by this call (dedicated) to the
 	// indexes of the claims taking them.

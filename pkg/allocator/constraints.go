@@ -34,6 +34,8 @@ type constraint interface {
 	add(attrs attributeSource, r *request, d *inventory.Device) (bool, error)
 	// remove forgets the device added last.
 	remove(r *request, d *inventory.Device)
+	// covers reports whether a device taken by r is subject to it.
+	covers(r *request) bool
 }
 
 // subjects is the request list of a constraint; empty means all requests.
@@ -52,15 +54,20 @@ func (s subjects) covers(base, sub string) bool {
 }
 
 // compared is what every constraint has: the requests it covers and the
-// attribute it compares.
+// attribute it compares. A claim's constraint names requests of its
+// claim; one across claims (crossclaim.go) has across instead.
 type compared struct {
 	requests subjects
+	across   *crossSubjects
 	name     resourceapi.FullyQualifiedName
 }
 
 // covers reports whether a device taken by request r is subject to the
 // constraint.
 func (c *compared) covers(r *request) bool {
+	if c.across != nil {
+		return c.across.covers(r)
+	}
 	return c.requests.covers(r.base, r.sub)
 }
 

@@ -126,7 +126,10 @@ limitations under the License.
 // and WhatIf derive allocators over other States and share what the first
 // prepared; WithPlacements lets allocators of one inventory generation
 // share where what-ifs' allocations land (Placements), across a
-// scheduler's cycles. Methods ending in Within take a timeout
+// scheduler's cycles. WithCrossClaimConstraints derives one whose calls
+// also honour constraints across claims, devices of allocated claims
+// counting as fixed choices (crossclaim.go): one more constraint tracker
+// in the search, never an answer from counts, no twins. Methods ending in Within take a timeout
 // (upstream's filter timeout), ExplainBefore a deadline. The differential tests build ours
 // with upstream's NewAllocator signature (export_test.go), over a private
 // inventory of the given slices.

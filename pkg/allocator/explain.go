@@ -193,7 +193,7 @@ func (a *Allocator) explainBySearch(ctx context.Context, node *v1.Node, claims [
 // kept or the context ended.
 func (a *Allocator) explainFromCounts(ctx context.Context, p *prepared, id inventory.ViewID) (e Explanation, ok bool) {
 	q := p.counts
-	if q == nil || q.constrained || ctx.Err() != nil {
+	if q == nil || q.constrained || a.cross != nil || ctx.Err() != nil {
 		return Explanation{}, false
 	}
 	s := q.sums.lookup(id)

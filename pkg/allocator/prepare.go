@@ -310,7 +310,7 @@ func (c *call) prepare(p *prepared) error {
 			cs.constraints = append(cs.constraints, cs.newConstraint(con, c.a.features))
 		}
 	}
-	return nil
+	return c.prepareCross()
 }
 
 // prescanned returns a per-node copy of an All-mode request with its

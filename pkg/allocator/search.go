@@ -232,6 +232,7 @@ type taken struct {
 	counters    bool
 	groups      bool
 	constraints int
+	cross       int
 	marked      bool
 	shared      bool
 	consumed    map[resourceapi.QualifiedName]resource.Quantity
@@ -306,6 +307,21 @@ func (c *call) tryDevice(p position, r *request, cand candidate, mode tryMode) (
 		}
 		t.constraints++
 	}
+	for _, con := range c.cross {
+		ok, err := con.add(c, r, d)
+		if err != nil {
+			c.release(r, &t)
+			return false, t, err
+		}
+		if !ok {
+			c.release(r, &t)
+			if mode == tryEveryDevice {
+				return false, t, fmt.Errorf("claim %s, request %s: cannot add device %s because a constraint across claims would not be satisfied", klog.KObj(c.claims[p.claim]), r.shortName(), d.ID())
+			}
+			return false, t, nil
+		}
+		t.cross++
+	}
 	if !multi {
 		list, ok := c.allocating[d.Index]
 		if !ok {
@@ -370,6 +386,9 @@ func (c *call) release(r *request, t *taken) {
 		} else {
 			c.allocating[d.Index] = list
 		}
+	}
+	for i := t.cross - 1; i >= 0; i-- {
+		c.cross[i].remove(r, d)
 	}
 	for i := t.constraints - 1; i >= 0; i-- {
 		cs.constraints[i].remove(r, d)

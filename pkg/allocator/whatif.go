@@ -251,7 +251,7 @@ func (a *Allocator) FitsWithinWhatIf(ctx context.Context, node *v1.Node, claims 
 // a constraint; results to build for the node's selector) or where w does
 // more than release dedicated uses.
 func (a *Allocator) fitsReleasingFromCounts(ctx context.Context, node *v1.Node, claims []*resourceapi.ResourceClaim, w WhatIf) (fits bool, err error, ok bool) {
-	if w.Vacate != "" || w.VacateNodes || len(w.Take) > 0 || ctx.Err() != nil {
+	if w.Vacate != "" || w.VacateNodes || len(w.Take) > 0 || a.cross != nil || ctx.Err() != nil {
 		return false, nil, false
 	}
 	view, id, err := a.inv.ViewAndID(node, a.viewOptions())

@@ -1,0 +1,213 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package allocator
+
+import (
+	"fmt"
+	"strings"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
+)
+
+// Constraints across claims (issue 57). DRA constrains devices only within
+// one claim (spec.devices.constraints). A constraint across claims has
+// exactly a DeviceConstraint's semantics (§5.3: a device without the
+// attribute does not match, firstAvailable subrequests are covered by
+// their parent request's name, list-typed attributes intersect with
+// ListTypeAttributes) over requests of several claims, named by claim.
+// The search already takes all of a call's claims in one depth-first walk,
+// so such a constraint is one more tracker that tryDevice asks and release
+// rewinds, beside each claim's own. Claims already allocated are fixed
+// choices: their devices join every constraint that names them before the
+// search starts, and are never removed.
+//
+// With constraints across claims a call never answers from counts (the
+// counts know one claim's constraint at most) and no claim is a twin (a
+// constraint may cover one twin and not the other).
+
+// CrossClaimConstraint is a DeviceConstraint across claims: the devices of
+// the requests it names all share the value of MatchAttribute, or no two
+// of them share the value of DistinctAttribute. Exactly one is set.
+type CrossClaimConstraint struct {
+	// Requests names the requests the constraint covers; empty: every
+	// request of every claim, allocated ones included.
+	Requests []ClaimRequest
+	// MatchAttribute and DistinctAttribute: as in a DeviceConstraint.
+	MatchAttribute, DistinctAttribute *resourceapi.FullyQualifiedName
+}
+
+// ClaimRequest names a request of a claim, or every request of it.
+type ClaimRequest struct {
+	// Claim is the ResourceClaim's name; the claims of one call are of one
+	// namespace.
+	Claim string
+	// Request is the request's name; empty: every request of the claim.
+	// Subrequest, if set, names one firstAvailable alternative; empty:
+	// every alternative.
+	Request, Subrequest string
+}
+
+// allocatedConflictError says that the claims already allocated violate a
+// constraint across claims by themselves: the claims asked about cannot
+// fit on any node. Not specific to a node: it wraps no
+// structured.ErrFailedAllocationOnNode.
+type allocatedConflictError struct {
+	// Constraint is the index of the constraint.
+	Constraint int
+	// Claim, Request and Device name the allocated device that could not
+	// join it.
+	Claim, Request string
+	Device         structured.DeviceID
+	// Reason says why: the device lacks the attribute, or its value
+	// differs (match) or repeats (distinct).
+	Reason string
+}
+
+func (e *allocatedConflictError) Error() string {
+	return fmt.Sprintf("constraint %d across claims: device %s, allocated to claim %s for request %s, %s", e.Constraint, e.Device, e.Claim, e.Request, e.Reason)
+}
+
+// crossClaims is an allocator's constraints across claims.
+type crossClaims struct {
+	constraints []CrossClaimConstraint
+	allocated   []*resourceapi.ResourceClaim
+}
+
+// WithCrossClaimConstraints returns an allocator like a whose calls also
+// honour constraints across the claims they are asked about and the
+// claims in allocated, which must be allocated: their devices are fixed
+// choices. A constraint naming a claim neither asked about nor allocated
+// ignores that claim. Without constraints it is a's equal.
+func (a *Allocator) WithCrossClaimConstraints(constraints []CrossClaimConstraint, allocated []*resourceapi.ResourceClaim) *Allocator {
+	b := a.WithState(a.state)
+	b.domain = a.domain
+	b.cross = nil
+	if len(constraints) > 0 {
+		b.cross = &crossClaims{constraints: constraints, allocated: allocated}
+	}
+	return b
+}
+
+// crossSubjects are the requests a constraint across claims covers, by
+// claim index in the call (allocated claims follow the claims asked
+// about).
+type crossSubjects struct {
+	// all: every request of every claim.
+	all  bool
+	list []crossSubject
+}
+
+// crossSubject is one claim's request ("" base: every request), or one
+// alternative of it.
+type crossSubject struct {
+	claim     int
+	base, sub string
+}
+
+// covers reports whether a device taken by r is subject to the
+// constraint.
+func (s *crossSubjects) covers(r *request) bool {
+	if s.all {
+		return true
+	}
+	for _, x := range s.list {
+		if x.claim == r.claim && (x.base == "" || x.base == r.base && (x.sub == "" || x.sub == r.sub)) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepareCross builds the call's constraints across claims, resolving
+// their claims by name, and adds the allocated claims' devices to them.
+func (c *call) prepareCross() error {
+	c.cross = c.cross[:0]
+	x := c.a.cross
+	if x == nil {
+		return nil
+	}
+	c.twins = nil
+	index := map[string]int{}
+	for i, claim := range c.claims {
+		index[claim.Name] = i
+	}
+	for k, claim := range x.allocated {
+		index[claim.Name] = len(c.claims) + k
+	}
+	for i, con := range x.constraints {
+		subjects := &crossSubjects{all: len(con.Requests) == 0}
+		for _, ref := range con.Requests {
+			if ci, ok := index[ref.Claim]; ok {
+				subjects.list = append(subjects.list, crossSubject{claim: ci, base: ref.Request, sub: ref.Subrequest})
+			}
+		}
+		tracker := newCrossConstraint(con, subjects, c.a.features)
+		if err := c.addAllocated(i, tracker, x.allocated); err != nil {
+			return err
+		}
+		c.cross = append(c.cross, tracker)
+	}
+	return nil
+}
+
+// newCrossConstraint returns a tracker of con over subjects.
+func newCrossConstraint(con CrossClaimConstraint, subjects *crossSubjects, features structured.Features) constraint {
+	switch {
+	case features.ListTypeAttributes && con.MatchAttribute != nil:
+		return &matchSetConstraint{compared: compared{across: subjects, name: *con.MatchAttribute}}
+	case features.ListTypeAttributes:
+		return &distinctSetConstraint{compared: compared{across: subjects, name: *con.DistinctAttribute}}
+	case con.MatchAttribute != nil:
+		return &matchConstraint{compared: compared{across: subjects, name: *con.MatchAttribute}}
+	default:
+		return &distinctConstraint{compared: compared{across: subjects, name: *con.DistinctAttribute}}
+	}
+}
+
+// addAllocated adds the devices of the allocated claims to constraint i's
+// tracker, for good.
+func (c *call) addAllocated(i int, tracker constraint, allocated []*resourceapi.ResourceClaim) error {
+	for k, claim := range allocated {
+		if claim.Status.Allocation == nil {
+			continue
+		}
+		for _, res := range claim.Status.Allocation.Devices.Results {
+			base, sub, _ := strings.Cut(res.Request, "/")
+			r := &request{claim: len(c.claims) + k, base: base, sub: sub, hasSubs: sub != ""}
+			id := structured.MakeDeviceID(res.Driver, res.Pool, res.Device)
+			conflict := &allocatedConflictError{Constraint: i, Claim: claim.Name, Request: res.Request, Device: id}
+			devices := c.a.inv.LookupID(id)
+			if len(devices) == 0 {
+				if tracker.covers(r) {
+					conflict.Reason = "is in no slice"
+					return conflict
+				}
+				continue
+			}
+			ok, err := tracker.add(c, r, devices[0])
+			if err != nil {
+				return fmt.Errorf("constraint %d across claims: device %s of claim %s: %w", i, id, claim.Name, err)
+			}
+			if !ok {
+				conflict.Reason = "does not meet it (its attribute is missing, or its value conflicts with the other devices')"
+				return conflict
+			}
+		}
+	}
+	return nil
+}
