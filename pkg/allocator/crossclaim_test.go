@@ -137,16 +137,16 @@ func TestConstraintsAcrossClaims(t *testing.T) {
 		slices: ccSlices(ccDevice{"gpu-0", "gpu", "", 0}, ccDevice{"nic-0", "nic", "pci-b", 1}), claims: []*resourceapi.ResourceClaim{gpuA, nic},
 		constraints: []allocator.CrossClaimConstraint{ccMatch(pcieRoot)},
 	}, {
-		name: "distinctAttribute across two GPU claims takes GPUs of two numa nodes",
-		slices: ccSlices(ccDevice{"gpu-0", "gpu", "pci-a", 0}, ccDevice{"gpu-1", "gpu", "pci-a", 0}, ccDevice{"gpu-2", "gpu", "pci-b", 1}),
+		name:        "distinctAttribute across two GPU claims takes GPUs of two numa nodes",
+		slices:      ccSlices(ccDevice{"gpu-0", "gpu", "pci-a", 0}, ccDevice{"gpu-1", "gpu", "pci-a", 0}, ccDevice{"gpu-2", "gpu", "pci-b", 1}),
 		claims:      []*resourceapi.ResourceClaim{gpuA, gpuB},
 		constraints: []allocator.CrossClaimConstraint{ccDistinct(ubAttrName("numa"), allocator.ClaimRequest{Claim: "gpu"}, allocator.ClaimRequest{Claim: "gpu-b"})},
 		want:        []string{"gpu-0", "gpu-2"},
 	}, {
 		// Twins (twins.go) may not be used: the second GPU claim, the twin
 		// of the first, needs gpu-0, before the first claim's pick.
-		name: "a constraint covering one of two twin claims is met where the twin rule would miss it",
-		slices: ccSlices(ccDevice{"gpu-0", "gpu", "pci-b", 1}, ccDevice{"gpu-1", "gpu", "pci-a", 0}, ccDevice{"nic-0", "nic", "pci-b", 1}),
+		name:        "a constraint covering one of two twin claims is met where the twin rule would miss it",
+		slices:      ccSlices(ccDevice{"gpu-0", "gpu", "pci-b", 1}, ccDevice{"gpu-1", "gpu", "pci-a", 0}, ccDevice{"nic-0", "nic", "pci-b", 1}),
 		claims:      []*resourceapi.ResourceClaim{gpuA, gpuB, nic},
 		constraints: []allocator.CrossClaimConstraint{ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu-b"}, allocator.ClaimRequest{Claim: "nic"})},
 		want:        []string{"gpu-1", "gpu-0", "nic-0"},
