@@ -28,6 +28,7 @@ limitations under the License.
 //
 //	PreEnqueue          prefilter.go      -
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
+//	                    deviceconstraints.go  r the pod's annotation; no state of its own
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	                    groupbudget.go    w groupBudget (the pod-group cycle's first plan)
 //	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
@@ -142,6 +143,12 @@ limitations under the License.
 //     Score and Reserve ask about or where Filter's answer depends on
 //     them; Reserve marks them in flight; PreBind writes allocation and
 //     reservation and waits for binding conditions; Unreserve undoes.
+//   - Device constraints across claims (deviceconstraints.go): the pod's
+//     dra-scheduler.io/device-constraints annotation, read and checked in
+//     PreFilter (pkg/deviceconstraints), names claims by their
+//     ResourceClaims and becomes constraints of the pod's allocator
+//     (allocator.WithCrossClaimConstraints), its allocated claims fixed
+//     choices; a wrong value fails PreFilter with a Warning event.
 //   - DRA-backed extended resources (extended.go, DRAExtendedResource):
 //     a pod's extended resource that a DeviceClass provides gets an
 //     in-memory claim in PreFilter, allocated with the pod's other claims;
@@ -237,6 +244,9 @@ limitations under the License.
 //     A claim found allocated as chosen when Reserve marks it (a pod of
 //     the same group wrote it) needs nothing held, and an allocation
 //     PreBind wrote is never restored out of the assume cache.
+//   - Constraints across claims change only the pod's own allocator
+//     (stateData.alloc); other pods' claims (unrestricted) and pods without
+//     the annotation are asked exactly as before.
 //   - The pod-group cycle's state is touched only by the cycle's
 //     synchronous phases (PreFilter, Reserve, Unreserve,
 //     PodGroupPostFilter), never by Filter or the binding phase, so it

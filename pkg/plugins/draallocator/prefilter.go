@@ -134,6 +134,13 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 			return nil, statusError(logger, err)
 		}
 	}
+	constraints, st := pl.podDeviceConstraints(ctx, pod, claims, entries)
+	if st != nil {
+		return nil, st
+	}
+	if st := pl.checkFixedChoices(ctx, pod, s, constraints); st != nil {
+		return nil, st
+	}
 	if len(s.toAllocateClaims) == 0 && s.ext == nil {
 		// Nothing to allocate: Reserve may still share pending
 		// allocations, a dry run's in a pod group preemption's re-run
@@ -158,6 +165,9 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.fit = pl.fitInRerun
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
+	if len(constraints) > 0 {
+		s.alloc = s.alloc.WithCrossClaimConstraints(constraints, s.fixedChoices())
+	}
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st
 	}

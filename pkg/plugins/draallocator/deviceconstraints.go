@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package draallocator
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
+)
+
+// Device constraints across a pod's claims (issue 57): the annotation
+// dra-scheduler.io/device-constraints on the pod ties devices of several
+// of its claims by an attribute, as a DeviceConstraint ties those of one
+// claim (pkg/deviceconstraints reads it). PreFilter reads and checks it,
+// names the claims by their ResourceClaims, and gives the constraints to
+// the pod's allocator (allocator.WithCrossClaimConstraints), with the
+// pod's allocated claims, and those sharing a pending allocation of its
+// pod group, as fixed choices. So Filter, Score, Reserve and preemption's
+// dry runs, which ask that allocator, all honour them. A value that is
+// wrong leaves the pod pending with a message naming the annotation and
+// the fault, and a Warning event; nothing else changes. Without the
+// annotation nothing changes at all.
+
+// eventInvalidDeviceConstraints is the reason of the Warning event about
+// a wrong annotation.
+const eventInvalidDeviceConstraints = "InvalidDeviceConstraints"
+
+// podDeviceConstraints reads the pod's device constraints and returns them
+// as constraints across the claims (the ResourceClaims of entries, in
+// order), nil without the annotation; a status for the pod when the
+// annotation is wrong.
+func (pl *DRAAllocator) podDeviceConstraints(ctx context.Context, pod *v1.Pod, claims []*resourceapi.ResourceClaim, entries []*v1.PodResourceClaim) ([]allocator.CrossClaimConstraint, *fwk.Status) {
+	constraints, found, err := deviceconstraints.Of(pod)
+	if !found {
+		return nil, nil
+	}
+	if err == nil {
+		specs := make(map[string]*resourceapi.ResourceClaimSpec, len(claims))
+		for i, claim := range claims {
+			specs[entries[i].Name] = &claim.Spec
+		}
+		err = deviceconstraints.CheckPod(constraints, pod, specs)
+	}
+	if err != nil {
+		logger := klog.FromContext(ctx)
+		pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, eventInvalidDeviceConstraints, "Scheduling", "%s", err.Error())
+		return nil, statusUnresolvable(logger, err.Error(), "pod", klog.KObj(pod))
+	}
+	byEntry := make(map[string]string, len(claims))
+	for i, claim := range claims {
+		byEntry[entries[i].Name] = claim.Name
+	}
+	out := make([]allocator.CrossClaimConstraint, 0, len(constraints))
+	for _, c := range constraints {
+		con := allocator.CrossClaimConstraint{MatchAttribute: c.MatchAttribute, DistinctAttribute: c.DistinctAttribute}
+		if len(c.Requests) == 0 {
+			// Every request of the pod's claims, and only of them: a gang's
+			// joint check asks about its siblings' claims too.
+			for _, claim := range claims {
+				con.Requests = append(con.Requests, allocator.ClaimRequest{Claim: claim.Name})
+			}
+		}
+		for _, ref := range c.Requests {
+			if name, ok := byEntry[ref.PodClaim]; ok {
+				con.Requests = append(con.Requests, allocator.ClaimRequest{Claim: name, Request: ref.Request, Subrequest: ref.Subrequest})
+			}
+		}
+		if len(con.Requests) > 0 {
+			out = append(out, con)
+		}
+	}
+	return out, nil
+}
+
+// fixedChoices are the pod's claims the cycle does not allocate, each
+// with the allocation it has or shares: what constraints across claims
+// take as given.
+func (s *stateData) fixedChoices() []*resourceapi.ResourceClaim {
+	var out []*resourceapi.ResourceClaim
+	for _, c := range s.claims {
+		switch {
+		case c.toAllocate:
+		case c.claim.Status.Allocation != nil:
+			out = append(out, c.claim)
+		case c.reused && c.allocation != nil:
+			shared := c.claim.DeepCopy()
+			shared.Status.Allocation = c.allocation
+			out = append(out, shared)
+		}
+	}
+	return out
+}
+
+// checkFixedChoices fails a pod whose allocated claims (fixedChoices)
+// break its constraints across claims by themselves, on every node: the
+// allocator, asked about no claim, only adds the fixed choices. It syncs
+// the inventory, where it looks the devices up.
+func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *stateData, constraints []allocator.CrossClaimConstraint) *fwk.Status {
+	fixed := s.fixedChoices()
+	if len(constraints) == 0 || len(fixed) == 0 {
+		return nil
+	}
+	if err := pl.feed.sync(ctx); err != nil {
+		return statusError(klog.FromContext(ctx), err)
+	}
+	a := pl.newAllocator().WithCrossClaimConstraints(constraints, fixed)
+	if _, err := a.Fits(ctx, &v1.Node{}, nil); err != nil {
+		return statusUnresolvable(klog.FromContext(ctx), deviceConstraintsBroken(err), "pod", klog.KObj(pod))
+	}
+	return nil
+}
+
+// deviceConstraintsBroken is the message of a pod whose allocated claims
+// break its device constraints.
+func deviceConstraintsBroken(err error) string {
+	return "annotation " + deviceconstraints.Annotation + ": the pod's allocated claims break it: " + err.Error()
+}
