@@ -18,6 +18,7 @@ package draallocator
 
 import (
 	"context"
+	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -134,4 +135,21 @@ func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *s
 // break its device constraints.
 func deviceConstraintsBroken(err error) string {
 	return "annotation " + deviceconstraints.Annotation + ": the pod's allocated claims break it: " + err.Error()
+}
+
+// isSchedulableAfterDeviceConstraintsChange queues a pod whose device
+// constraints annotation changed: set, fixed, removed.
+func isSchedulableAfterDeviceConstraintsChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj any) (fwk.QueueingHint, error) {
+	before, ok := oldObj.(*v1.Pod)
+	after, ok2 := newObj.(*v1.Pod)
+	if !ok || !ok2 {
+		return fwk.Queue, fmt.Errorf("unexpected objects of types %T and %T for a pod update", oldObj, newObj)
+	}
+	old, had := before.Annotations[deviceconstraints.Annotation]
+	now, has := after.Annotations[deviceconstraints.Annotation]
+	if had == has && old == now {
+		return fwk.QueueSkip, nil
+	}
+	logger.V(5).Info("The pod's device constraints changed", "pod", klog.KObj(pod))
+	return fwk.Queue, nil
 }

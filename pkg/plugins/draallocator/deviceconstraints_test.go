@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
@@ -133,6 +134,29 @@ func TestDeviceConstraintsAcrossAPodsClaims(t *testing.T) {
 			}
 			if got := s.claims[0].allocation; got == nil || got.Devices.Results[0].Device != tc.wantGPU {
 				t.Errorf("the GPU claim got %v, want %s", got, tc.wantGPU)
+			}
+		})
+	}
+}
+
+func TestAPodIsRetriedWhenItsDeviceConstraintsChange(t *testing.T) {
+	withValue := func(value string) *v1.Pod { return constrainedPod("pod", value) }
+	labelled := withValue("[]")
+	labelled.Labels = map[string]string{"app": "x"}
+	for _, tc := range []struct {
+		name     string
+		old, new *v1.Pod
+		want     fwk.QueueingHint
+	}{
+		{"a fixed value queues the pod", withValue(`[{"matchAtribute": "x/y"}]`), withValue(`[{"matchAttribute": "x/y"}]`), fwk.Queue},
+		{"a value set queues the pod", withValue(""), withValue("[]"), fwk.Queue},
+		{"a value removed queues the pod", withValue("[]"), withValue(""), fwk.Queue},
+		{"another change of the pod does not", withValue("[]"), labelled, fwk.QueueSkip},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hint, err := isSchedulableAfterDeviceConstraintsChange(klog.Background(), tc.new, tc.old, tc.new)
+			if err != nil || hint != tc.want {
+				t.Errorf("hint %v, %v; want %v", hint, err, tc.want)
 			}
 		})
 	}

@@ -42,6 +42,9 @@ func (pl *DRAAllocator) EventsToRegister(_ context.Context) ([]fwk.ClusterEventW
 			QueueingHintFn: pl.guardHint("ResourceClaimQueueingHint", pl.isSchedulableAfterClaimChange), PreQueueingHintFn: pl.claimPreQueueingHint()},
 		// The claim controller records generated claim names in the pod.
 		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodGeneratedResourceClaim}, QueueingHintFn: pl.guardHint("PodQueueingHint", pl.isSchedulableAfterPodUpdate)},
+		// A pod's device constraints changed (an annotation: the queue
+		// reports it as a general update of the pod).
+		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.Update}, QueueingHintFn: pl.guardHint("DeviceConstraintsQueueingHint", isSchedulableAfterDeviceConstraintsChange)},
 		// A missing class may appear or a class's selectors change.
 		{Event: fwk.ClusterEvent{Resource: fwk.DeviceClass, ActionType: fwk.Add | fwk.Update}},
 		// New or changed slices bring devices.
