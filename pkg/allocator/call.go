@@ -49,8 +49,12 @@ type call struct {
 	// (twins.go).
 	twins []bool
 	// cross tracks the allocator's constraints across claims
-	// (crossclaim.go), in their order.
-	cross []constraint
+	// (crossclaim.go), in their order; crossSubjects, crossMatch and
+	// crossDistinct are their storage, reused across calls.
+	cross         []constraint
+	crossSubjects []crossSubjects
+	crossMatch    []matchConstraint
+	crossDistinct []distinctConstraint
 
 	// allocating maps devices taken by this call (dedicated) to the
 	// indexes of the claims taking them.

@@ -18,6 +18,7 @@ package allocator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -142,21 +143,20 @@ func (c *call) prepareCross() error {
 		return nil
 	}
 	c.twins = nil
-	index := map[string]int{}
-	for i, claim := range c.claims {
-		index[claim.Name] = i
-	}
-	for k, claim := range x.allocated {
-		index[claim.Name] = len(c.claims) + k
-	}
+	// Storage reused from earlier calls: Filter asks on node after node.
+	c.crossSubjects = slices.Grow(c.crossSubjects[:0], len(x.constraints))[:len(x.constraints)]
+	// Room for every tracker up front: the trackers point into it.
+	n := len(x.constraints)
+	c.crossMatch, c.crossDistinct = slices.Grow(c.crossMatch[:0], n), slices.Grow(c.crossDistinct[:0], n)
 	for i, con := range x.constraints {
-		subjects := &crossSubjects{all: len(con.Requests) == 0}
+		subjects := &c.crossSubjects[i]
+		subjects.all, subjects.list = len(con.Requests) == 0, subjects.list[:0]
 		for _, ref := range con.Requests {
-			if ci, ok := index[ref.Claim]; ok {
+			if ci := c.claimIndex(ref.Claim); ci >= 0 {
 				subjects.list = append(subjects.list, crossSubject{claim: ci, base: ref.Request, sub: ref.Subrequest})
 			}
 		}
-		tracker := newCrossConstraint(con, subjects, c.a.features)
+		tracker := c.newCrossConstraint(con, subjects)
 		if err := c.addAllocated(i, tracker, x.allocated); err != nil {
 			return err
 		}
@@ -165,17 +165,41 @@ func (c *call) prepareCross() error {
 	return nil
 }
 
-// newCrossConstraint returns a tracker of con over subjects.
-func newCrossConstraint(con CrossClaimConstraint, subjects *crossSubjects, features structured.Features) constraint {
+// claimIndex is the index of the claim named name among the call's
+// claims, then the allocated ones after them; -1 for none. Calls have a
+// few claims: a scan costs less than a map.
+func (c *call) claimIndex(name string) int {
+	for i, claim := range c.claims {
+		if claim.Name == name {
+			return i
+		}
+	}
+	for k, claim := range c.a.cross.allocated {
+		if claim.Name == name {
+			return len(c.claims) + k
+		}
+	}
+	return -1
+}
+
+// newCrossConstraint returns a tracker of con over subjects, in the call's
+// storage, which prepareCross made room in (but for list-typed
+// attributes, an alpha feature).
+func (c *call) newCrossConstraint(con CrossClaimConstraint, subjects *crossSubjects) constraint {
 	switch {
-	case features.ListTypeAttributes && con.MatchAttribute != nil:
+	case c.a.features.ListTypeAttributes && con.MatchAttribute != nil:
 		return &matchSetConstraint{compared: compared{across: subjects, name: *con.MatchAttribute}}
-	case features.ListTypeAttributes:
+	case c.a.features.ListTypeAttributes:
 		return &distinctSetConstraint{compared: compared{across: subjects, name: *con.DistinctAttribute}}
 	case con.MatchAttribute != nil:
-		return &matchConstraint{compared: compared{across: subjects, name: *con.MatchAttribute}}
+		c.crossMatch = append(c.crossMatch, matchConstraint{compared: compared{across: subjects, name: *con.MatchAttribute}})
+		return &c.crossMatch[len(c.crossMatch)-1]
 	default:
-		return &distinctConstraint{compared: compared{across: subjects, name: *con.DistinctAttribute}}
+		n := len(c.crossDistinct)
+		c.crossDistinct = c.crossDistinct[:n+1]
+		values := c.crossDistinct[n].values[:0]
+		c.crossDistinct[n] = distinctConstraint{compared: compared{across: subjects, name: *con.DistinctAttribute}, values: values}
+		return &c.crossDistinct[n]
 	}
 }
 
