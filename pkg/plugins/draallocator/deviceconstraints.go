@@ -19,6 +19,7 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -152,4 +153,17 @@ func isSchedulableAfterDeviceConstraintsChange(logger klog.Logger, pod *v1.Pod, 
 	}
 	logger.V(5).Info("The pod's device constraints changed", "pod", klog.KObj(pod))
 	return fwk.Queue, nil
+}
+
+// deviceConstraintsUnmet reports, for a node where the pod's claims do
+// not fit, whether they would without its device constraints: then those
+// alone keep the pod off the node, and reason says so.
+func (pl *DRAAllocator) deviceConstraintsUnmet(ctx context.Context, s *stateData, node *v1.Node, claims []*resourceapi.ResourceClaim, change allocator.WhatIf, timeout time.Duration) (reason string, unmet bool) {
+	if s.unconstrained == nil {
+		return "", false
+	}
+	if fits, err := s.unconstrained.FitsWithinWhatIf(ctx, node, claims, change, timeout); err != nil || !fits {
+		return "", false
+	}
+	return "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node " + node.Name + ": its claims fit there without them", true
 }

@@ -161,3 +161,18 @@ func TestAPodIsRetriedWhenItsDeviceConstraintsChange(t *testing.T) {
 		})
 	}
 }
+
+func TestANodeWhereOnlyTheDeviceConstraintsFailSaysSo(t *testing.T) {
+	nodes, objs := pcieCluster()
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	pod := constrainedPod("pod", `[{"requests": ["gpu", "nic"], "matchAttribute": "`+pcieRootAttribute+`"}]`)
+	c, st := h.filter(h.plugins[0], pod)
+	if st != nil {
+		t.Fatalf("PreFilter: %v", st)
+	}
+	status := h.plugins[0].Filter(h.ctx, c.state, pod, h.nodes[1])
+	want := "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node node-2: its claims fit there without them"
+	if status.IsSuccess() || !strings.Contains(status.Message(), want) {
+		t.Errorf("Filter on node-2: %v, want a refusal saying %q", status, want)
+	}
+}

@@ -194,7 +194,10 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, _ fwk.CycleState, s *stat
 		if timeout > 0 {
 			deadline = start.Add(timeout)
 		}
-		reason := s.alloc.WhatIf(change).ExplainBefore(ctx, node, claims, deadline).String()
+		reason, unmet := pl.deviceConstraintsUnmet(ctx, s, node, claims, change, timeout)
+		if !unmet {
+			reason = s.alloc.WhatIf(change).ExplainBefore(ctx, node, claims, deadline).String()
+		}
 		// A preemption dry run's answer is only read as fits or not.
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, pod, nodeInfo, claims, change.Take) {
 			return nodeResolvable(logger, reason, pod, node)

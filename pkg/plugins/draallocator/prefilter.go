@@ -166,6 +166,7 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
 	if len(constraints) > 0 {
+		s.unconstrained = s.alloc
 		s.alloc = s.alloc.WithCrossClaimConstraints(constraints, s.fixedChoices())
 	}
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {

@@ -60,6 +60,10 @@ type stateData struct {
 	// unrestricted is the same allocator without that restriction, for
 	// other pods' claims (nominated pods a dry run or Filter simulates).
 	alloc, unrestricted *allocator.Allocator
+	// unconstrained is alloc without the pod's device constraints
+	// (deviceconstraints.go), to tell where they alone keep the claims off
+	// a node; nil when the pod has none.
+	unconstrained *allocator.Allocator
 	// fit is Filter's claimsFitter: fitClaims unless PreFilter chose
 	// another (a pod group preemption's re-run: fitInRerun).
 	fit claimsFitter
