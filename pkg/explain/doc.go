@@ -27,7 +27,8 @@ limitations under the License.
 // as the scheduler does (a template's claim is named in the pod's status;
 // one not created yet is made from the template as the resourceclaim
 // controller would), rejects what the scheduler rejects before looking at
-// nodes (a missing claim or class, a claim in use), then asks every node:
+// nodes (a missing claim or class, a claim in use, a wrong device
+// constraints annotation), then asks every node:
 //
 //   - the checks every node gets from kube-scheduler's default plugins
 //     that decide most pending GPU pods (spec.nodeName, node selector and
@@ -36,6 +37,14 @@ limitations under the License.
 //     allocated;
 //   - Allocator.Diagnose for the claims still to allocate: the devices
 //     they would get, or the finding with every request's device counts.
+//
+// The pod's device constraints across its claims (the
+// dra-scheduler.io/device-constraints annotation, deviceconstraints.go)
+// are read as the plugin's PreFilter reads them (crossclaims.Of, which it
+// shares): a wrong annotation, or allocated claims that break it by
+// themselves, is a problem with the scheduler's message; otherwise every
+// node is asked with them, the pod's allocated claims as fixed choices,
+// and a node where the claims fit only without them says so.
 //
 // Nodes that fail are grouped by reason, with the counts of example
 // nodes; nodes that fit are ranked as the plugin's scoring strategy ranks

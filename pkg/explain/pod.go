@@ -28,6 +28,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/structured"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
@@ -39,7 +40,9 @@ type PodReport struct {
 	NodeName string  `json:"nodeName,omitempty"`
 	Claims   []Claim `json:"claims"`
 	// Problems keep the scheduler from trying any node (a missing claim or
-	// class, a claim in use); when there are any, nodes are not asked.
+	// class, a claim in use, a wrong device constraints annotation or
+	// allocated claims that break it); when there are any, nodes are not
+	// asked.
 	Problems []string `json:"problems,omitempty"`
 	// Verdict is the answer in one sentence.
 	Verdict string `json:"verdict"`
@@ -69,6 +72,10 @@ type Answer struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 	// NotFit groups the other nodes by reason, most nodes first.
 	NotFit []ReasonGroup `json:"notFit,omitempty"`
+	// ConstraintsNotMet counts the nodes of NotFit where the claims would
+	// fit but for the pod's device constraints (annotation
+	// dra-scheduler.io/device-constraints).
+	ConstraintsNotMet int `json:"deviceConstraintsNotMet,omitempty"`
 }
 
 // Candidate is a node where the pod fits.
@@ -143,6 +150,13 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 	if names := c.draExtendedResources(pod); len(names) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("the pod also asks for extended resources that DeviceClasses provide (%s); the scheduler allocates a claim for them that this report does not include", strings.Join(names, ", ")))
 	}
+	cross, problem, err := c.deviceConstraints(ctx, pod, r.Claims)
+	if err != nil {
+		return nil, err
+	}
+	if problem != "" {
+		r.Problems = append(r.Problems, problem)
+	}
 	if len(r.Problems) > 0 {
 		r.Verdict = "the scheduler cannot try any node: " + r.Problems[0]
 		return r, nil
@@ -159,7 +173,7 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 			names = append(names, cl.PodClaim)
 		}
 	}
-	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names, all: r.Claims}
+	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names, all: r.Claims, cross: cross}
 	if r.Now, err = c.answer(ctx, q, c.state, true); err != nil {
 		return nil, err
 	}
@@ -191,12 +205,15 @@ type question struct {
 	claimNames []string
 	// all are the pod's claims, those allocated included.
 	all []Claim
+	// cross are the pod's device constraints across its claims.
+	cross crossClaims
 }
 
 // answer asks every node, with state as the allocated devices; rank says
 // whether to rank candidates and keep their devices.
 func (c *Cluster) answer(ctx context.Context, q question, state structured.AllocatedState, rank bool) (Answer, error) {
-	a := c.allocator(state)
+	plain := c.allocator(state)
+	a := q.cross.on(plain)
 	ans := Answer{Nodes: len(c.nodes), FitNodes: []string{}}
 	groups := map[string]*ReasonGroup{}
 	fail := func(node, reason string, requests []RequestCount) {
@@ -228,7 +245,16 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 			continue
 		}
 		if !d.Fits() {
-			fail(node.Name, d.Explanation.String(), q.counts(d.Requests))
+			reason := d.Explanation.String()
+			onlyConstraints, err := q.unconstrainedFit(ctx, plain, node)
+			if err != nil {
+				return Answer{}, err
+			}
+			if onlyConstraints {
+				reason += "; " + constraintsNotMet
+				ans.ConstraintsNotMet++
+			}
+			fail(node.Name, reason, q.counts(d.Requests))
 			continue
 		}
 		nodeResources, err := c.nodeResources(q, node, d.Results)
@@ -344,6 +370,10 @@ func verdict(r *PodReport) string {
 			len(p.Victims), plural(len(p.Victims), "pod", "pods"), p.Node, victimList(p.Victims))
 	case empty > 0:
 		return fmt.Sprintf("fits on no node now, but on %d of %d nodes with nothing allocated: the devices it needs are taken or blocked", empty, r.Empty.Nodes)
+	case r.Empty.ConstraintsNotMet > 0:
+		n := r.Empty.ConstraintsNotMet
+		return fmt.Sprintf("fits on none of %d nodes, even with nothing allocated: its device constraints (annotation %s) cannot be met on the %d %s where its claims would fit without them",
+			r.Empty.Nodes, deviceconstraints.Annotation, n, plural(n, "node", "nodes"))
 	default:
 		return fmt.Sprintf("fits on none of %d nodes, even with nothing allocated: no node can hold its claims", r.Empty.Nodes)
 	}

@@ -80,7 +80,7 @@ func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty
 	case len(c.bound) == 0:
 		return &Preemption{NotPossible: notPossibleNoPods}, nil
 	}
-	base := c.allocator(c.state)
+	base := q.cross.on(c.allocator(c.state))
 	var best *nodePreemption
 	out := &Preemption{}
 	for _, name := range empty {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints/crossclaims"
 )
 
 // Device constraints across a pod's claims (issue 57): the annotation
@@ -50,48 +51,23 @@ const eventInvalidDeviceConstraints = "InvalidDeviceConstraints"
 // podDeviceConstraints reads the pod's device constraints and returns them
 // as constraints across the claims (the ResourceClaims of entries, in
 // order), nil without the annotation; a status for the pod when the
-// annotation is wrong.
+// annotation is wrong. The translation is crossclaims.Of, which kubectl
+// dra explain shares.
 func (pl *DRAAllocator) podDeviceConstraints(ctx context.Context, pod *v1.Pod, claims []*resourceapi.ResourceClaim, entries []*v1.PodResourceClaim) ([]allocator.CrossClaimConstraint, *fwk.Status) {
-	constraints, found, err := deviceconstraints.Of(pod)
-	if !found {
-		return nil, nil
+	if _, found := pod.Annotations[deviceconstraints.Annotation]; !found {
+		return nil, nil // most pods: nothing to name, nothing to allocate
 	}
-	if err == nil {
-		specs := make(map[string]*resourceapi.ResourceClaimSpec, len(claims))
-		for i, claim := range claims {
-			specs[entries[i].Name] = &claim.Spec
-		}
-		err = deviceconstraints.CheckPod(constraints, pod, specs)
+	podClaims := make([]string, len(claims))
+	for i := range claims {
+		podClaims[i] = entries[i].Name
 	}
+	constraints, err := crossclaims.Of(pod, claims, podClaims)
 	if err != nil {
 		logger := klog.FromContext(ctx)
 		pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, eventInvalidDeviceConstraints, "Scheduling", "%s", err.Error())
 		return nil, statusUnresolvable(logger, err.Error(), "pod", klog.KObj(pod))
 	}
-	byEntry := make(map[string]string, len(claims))
-	for i, claim := range claims {
-		byEntry[entries[i].Name] = claim.Name
-	}
-	out := make([]allocator.CrossClaimConstraint, 0, len(constraints))
-	for _, c := range constraints {
-		con := allocator.CrossClaimConstraint{MatchAttribute: c.MatchAttribute, DistinctAttribute: c.DistinctAttribute}
-		if len(c.Requests) == 0 {
-			// Every request of the pod's claims, and only of them: a gang's
-			// joint check asks about its siblings' claims too.
-			for _, claim := range claims {
-				con.Requests = append(con.Requests, allocator.ClaimRequest{Claim: claim.Name})
-			}
-		}
-		for _, ref := range c.Requests {
-			if name, ok := byEntry[ref.PodClaim]; ok {
-				con.Requests = append(con.Requests, allocator.ClaimRequest{Claim: name, Request: ref.Request, Subrequest: ref.Subrequest})
-			}
-		}
-		if len(con.Requests) > 0 {
-			out = append(out, con)
-		}
-	}
-	return out, nil
+	return constraints, nil
 }
 
 // fixedChoices are the pod's claims the cycle does not allocate, each
@@ -127,15 +103,9 @@ func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *s
 	}
 	a := pl.newAllocator().WithCrossClaimConstraints(constraints, fixed)
 	if _, err := a.Fits(ctx, &v1.Node{}, nil); err != nil {
-		return statusUnresolvable(klog.FromContext(ctx), deviceConstraintsBroken(err), "pod", klog.KObj(pod))
+		return statusUnresolvable(klog.FromContext(ctx), crossclaims.Broken(err), "pod", klog.KObj(pod))
 	}
 	return nil
-}
-
-// deviceConstraintsBroken is the message of a pod whose allocated claims
-// break its device constraints.
-func deviceConstraintsBroken(err error) string {
-	return "annotation " + deviceconstraints.Annotation + ": the pod's allocated claims break it: " + err.Error()
 }
 
 // isSchedulableAfterDeviceConstraintsChange queues a pod whose device

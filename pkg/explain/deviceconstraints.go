@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The dra-scheduler Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package explain
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints/crossclaims"
+)
+
+// Device constraints across a pod's claims: the pod's
+// dra-scheduler.io/device-constraints annotation, which the plugin's
+// PreFilter reads (crossclaims.Of, shared with it) and gives to the pod's
+// allocator, its allocated claims as fixed choices. A wrong annotation,
+// or allocated claims that break it by themselves, is a problem of the
+// pod, with the scheduler's message. Nodes where the claims would fit but
+// for the constraints say so.
+
+// constraintsNotMet is added to the reason of a node where the pod's
+// claims fit without its device constraints but not with them.
+const constraintsNotMet = "the device constraints (annotation " + deviceconstraints.Annotation + ") are not met on this node"
+
+// crossClaims are the pod's constraints across its claims, with its
+// allocated claims as the fixed choices they start from.
+type crossClaims struct {
+	constraints []allocator.CrossClaimConstraint
+	fixed       []*resourceapi.ResourceClaim
+}
+
+// on returns a honouring the constraints; a itself without any.
+func (x crossClaims) on(a *allocator.Allocator) *allocator.Allocator {
+	if len(x.constraints) == 0 {
+		return a
+	}
+	return a.WithCrossClaimConstraints(x.constraints, x.fixed)
+}
+
+// deviceConstraints reads pod's device constraints over its resolved
+// claims as the plugin's PreFilter does; problem is the scheduler's
+// message when the annotation is wrong or the allocated claims break it
+// on every node. Unusable claims are left out: they are problems already.
+func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []Claim) (_ crossClaims, problem string, _ error) {
+	var objs []*resourceapi.ResourceClaim
+	var podClaims []string
+	var x crossClaims
+	for _, cl := range claims {
+		if cl.obj == nil || cl.State == ClaimUnusable {
+			continue
+		}
+		objs = append(objs, cl.obj)
+		podClaims = append(podClaims, cl.PodClaim)
+		if cl.State == ClaimAllocated {
+			x.fixed = append(x.fixed, cl.obj)
+		}
+	}
+	var err error
+	if x.constraints, err = crossclaims.Of(pod, objs, podClaims); err != nil {
+		return crossClaims{}, err.Error(), nil
+	}
+	if len(x.constraints) == 0 || len(x.fixed) == 0 {
+		return x, "", nil
+	}
+	// As the plugin's checkFixedChoices: asked about no claim, the
+	// allocator only adds the fixed choices, on no node in particular.
+	if _, err := x.on(c.allocator(c.state)).Fits(ctx, &v1.Node{}, nil); err != nil {
+		if ctx.Err() != nil {
+			return crossClaims{}, "", fmt.Errorf("check the allocated claims against the device constraints: %w", err)
+		}
+		return crossClaims{}, crossclaims.Broken(err), nil
+	}
+	return x, "", nil
+}
+
+// unconstrainedFit reports whether q's claims fit on node with plain, the
+// allocator without the pod's device constraints, where they do not with
+// them: then the constraints are what fails there. An error of plain's
+// other than the context's is no: the node fails for more than them.
+func (q question) unconstrainedFit(ctx context.Context, plain *allocator.Allocator, node *v1.Node) (bool, error) {
+	if len(q.cross.constraints) == 0 {
+		return false, nil
+	}
+	fits, err := plain.Fits(ctx, node, q.claims)
+	if err != nil && ctx.Err() != nil {
+		return false, fmt.Errorf("node %s without the device constraints: %w", node.Name, err)
+	}
+	return err == nil && fits, nil
+}
