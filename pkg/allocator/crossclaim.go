@@ -235,3 +235,24 @@ func (c *call) addAllocated(i int, tracker constraint, allocated []*resourceapi.
 	}
 	return nil
 }
+
+// crossClassed gives each gang member with a claim that a constraint
+// across claims names a class of its own (PlanGang): a class's fit memo
+// and claim sets stand for interchangeable members, and such a
+// constraint tells its member's claims from a twin's by name.
+func (a *Allocator) crossClassed(members []GangMember) []GangMember {
+	named, all := map[string]bool{}, false
+	for _, con := range a.cross.constraints {
+		all = all || len(con.Requests) == 0
+		for _, r := range con.Requests {
+			named[r.Claim] = true
+		}
+	}
+	out := slices.Clone(members)
+	for i := range out {
+		if all || slices.ContainsFunc(out[i].Claims, func(c *resourceapi.ResourceClaim) bool { return named[c.Name] }) {
+			out[i].Class += "\x00constrained\x00" + out[i].Name
+		}
+	}
+	return out
+}

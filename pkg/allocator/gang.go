@@ -140,6 +140,9 @@ func (a *Allocator) PlanGang(ctx context.Context, members []GangMember, budget i
 	if budget <= 0 {
 		budget = defaultGangBudget
 	}
+	if a.cross != nil {
+		members = a.crossClassed(members)
+	}
 	g := &gangSearch{a: a, ctx: ctx, budget: budget, members: orderMembers(members),
 		fitMemo: map[string]bool{}, claimSets: map[string][]*resourceapi.ResourceClaim{}, onNode: map[string][]int{}}
 	g.at = make([]int, len(g.members))

@@ -162,3 +162,13 @@ func (pl *DRAAllocator) assumedAllocation(claim *resourceapi.ResourceClaim) *res
 	}
 	return current.Status.Allocation
 }
+
+// podClaimNames are the pod's names of its claims' entries
+// (spec.resourceClaims[].name), in order.
+func podClaimNames(entries []*v1.PodResourceClaim) []string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	return names
+}

@@ -19,10 +19,14 @@ package draallocator
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
@@ -57,11 +61,7 @@ func (pl *DRAAllocator) podDeviceConstraints(ctx context.Context, pod *v1.Pod, c
 	if _, found := pod.Annotations[deviceconstraints.Annotation]; !found {
 		return nil, nil // most pods: nothing to name, nothing to allocate
 	}
-	podClaims := make([]string, len(claims))
-	for i := range claims {
-		podClaims[i] = entries[i].Name
-	}
-	constraints, err := crossclaims.Of(pod, claims, podClaims)
+	constraints, err := crossclaims.Of(pod, claims, podClaimNames(entries))
 	if err != nil {
 		logger := klog.FromContext(ctx)
 		pl.handle.EventRecorder().WithLogger(logger).Eventf(pod, nil, v1.EventTypeWarning, eventInvalidDeviceConstraints, "Scheduling", "%s", err.Error())
@@ -136,4 +136,45 @@ func (pl *DRAAllocator) deviceConstraintsUnmet(ctx context.Context, s *stateData
 		return "", false
 	}
 	return "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node " + node.Name + ": its claims fit there without them", true
+}
+
+// withMembersDeviceConstraints returns the pod's allocator for its group's
+// joint plan: with the device constraints of every pod of the group
+// (pods), each over its own claims, so that the plan puts no member where
+// its own Filter would refuse it; the allocator itself when no pod has
+// any. A pod whose annotation is wrong adds none: its own PreFilter fails
+// it.
+func (pl *DRAAllocator) withMembersDeviceConstraints(s *stateData, pods map[types.UID]*v1.Pod) *allocator.Allocator {
+	var constraints []allocator.CrossClaimConstraint
+	var fixed []*resourceapi.ResourceClaim
+	seen := sets.New[types.UID]()
+	for _, uid := range slices.Sorted(maps.Keys(pods)) {
+		p := pods[uid]
+		if _, found := p.Annotations[deviceconstraints.Annotation]; !found {
+			continue
+		}
+		claims, entries, err := pl.podClaimsAndEntries(p)
+		if err != nil {
+			continue
+		}
+		own, err := crossclaims.Of(p, claims, podClaimNames(entries))
+		if err != nil {
+			continue
+		}
+		constraints = append(constraints, own...)
+		for _, c := range claims {
+			if c.Status.Allocation != nil && !seen.Has(c.UID) {
+				seen.Insert(c.UID)
+				fixed = append(fixed, c)
+			}
+		}
+	}
+	if len(constraints) == 0 {
+		return s.alloc
+	}
+	base := s.alloc
+	if s.unconstrained != nil {
+		base = s.unconstrained
+	}
+	return base.WithCrossClaimConstraints(constraints, fixed)
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package draallocator
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -174,5 +175,49 @@ func TestANodeWhereOnlyTheDeviceConstraintsFailSaysSo(t *testing.T) {
 	want := "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node node-2: its claims fit there without them"
 	if status.IsSuccess() || !strings.Contains(status.Message(), want) {
 		t.Errorf("Filter on node-2: %v, want a refusal saying %q", status, want)
+	}
+}
+
+// TestAGangsJointPlanHonoursEachMembersDeviceConstraints: two pods of a
+// gang, each a GPU claim and a NIC claim; only b ties them by pcieRoot.
+// node-1, first in the plan's order, has a GPU and a NIC on pci-x; node-2
+// a GPU on pci-a and a NIC on pci-b. Pod a, which plans the group, fits
+// on either node; a plan blind to b's constraints gives a node-1 and b
+// node-2, where b's own Filter refuses it, and the gang fails. The plan
+// with every member's constraints gives b node-1 and a node-2.
+func TestAGangsJointPlanHonoursEachMembersDeviceConstraints(t *testing.T) {
+	withPodGroups(t, false)
+	kind := func(k string) string { return `device.attributes["` + testDriver + `"].kind == "` + k + `"` }
+	slice := func(node string, devices ...[3]string) *resourceapi.ResourceSlice {
+		w := objects.MakeSlice(node, testDriver, node)
+		for _, d := range devices {
+			w.Device(d[0], nil).Attribute("kind", d[1])
+			root := d[2]
+			w.Spec.Devices[len(w.Spec.Devices)-1].Attributes[pcieRootAttribute] = resourceapi.DeviceAttribute{StringValue: &root}
+		}
+		return w.Obj()
+	}
+	nodes := []*v1.Node{objects.MakeNode("node-1").Obj(), objects.MakeNode("node-2").Obj()}
+	objs := []runtime.Object{objects.DeviceClass(testDriver, testDriver), gangGroup(2),
+		slice("node-1", [3]string{"gpu-0", "gpu", "pci-x"}, [3]string{"nic-0", "nic", "pci-x"}),
+		slice("node-2", [3]string{"gpu-0", "gpu", "pci-a"}, [3]string{"nic-0", "nic", "pci-b"})}
+	var pods []*v1.Pod
+	for _, name := range []string{"a", "b"} {
+		pod := gangPod(name)
+		pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, objects.MakePod(name, testNamespace).Claim("nic", name+"-nic").Obj().Spec.ResourceClaims...)
+		if name == "b" {
+			pod.Annotations = map[string]string{deviceconstraints.Annotation: `[{"matchAttribute": "` + pcieRootAttribute + `"}]`}
+		}
+		objs = append(objs, objects.Claim(name+"-gpu", testNamespace, objects.ClaimSpec("gpu", testDriver, 1, kind("gpu"))),
+			objects.Claim(name+"-nic", testNamespace, objects.ClaimSpec("nic", testDriver, 1, kind("nic"))), pod)
+		pods = append(pods, pod)
+	}
+	h := newHarness(t, nil, []string{"default"}, nodes, objs...)
+	_, devices, failures := runGangCycle(t, h, pods)
+	if len(failures) != 0 {
+		t.Fatalf("failures %v, want both pods placed", failures)
+	}
+	if want := map[string]string{"a": "node-2/gpu-0", "b": "node-1/gpu-0"}; !maps.Equal(devices, want) {
+		t.Errorf("the gang's GPUs %v, want %v", devices, want)
 	}
 }

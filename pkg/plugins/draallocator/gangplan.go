@@ -223,11 +223,12 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	}
 	planCtx, cancel, budget := pl.groupPlanContext(ctx, cs.GetPodGroupSchedulingCycle())
 	defer cancel()
+	alloc := pl.withMembersDeviceConstraints(s, pods)
 	var result allocator.GangPlan
 	if s.gangPreemption != nil {
-		result, err = planFreeFirst(planCtx, pl.freeNow(cs), s.alloc, members)
+		result, err = planFreeFirst(planCtx, pl.freeNow(cs), alloc, members)
 	} else {
-		result, err = s.alloc.PlanGang(planCtx, members, 0)
+		result, err = alloc.PlanGang(planCtx, members, 0)
 	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		plan.short = fmt.Sprintf("pod group %s: planning its devices took longer than the %v allowed (groupPlanTimeout) in this attempt; it is tried again later",
