@@ -18,10 +18,12 @@ package allocator_test
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/cel"
@@ -221,4 +223,35 @@ func ubAttrName(name string) resourceapi.FullyQualifiedName { return *ubAttr(nam
 func withLists(f structured.Features) structured.Features {
 	f.ListTypeAttributes = true
 	return f
+}
+
+// TestAGangPlanHonoursConstraintsAcrossAMembersClaims: members a and b of
+// a gang have claims of the same specs (a GPU, a NIC), but only b's are
+// tied by pcieRoot. node-1, first for both, has a GPU and a NIC on pci-x;
+// node-2 a GPU on pci-a and a NIC on pci-b. The plan must give b node-1:
+// were the two one class, b's fit on node-2 would be read off a's
+// unconstrained claims.
+func TestAGangPlanHonoursConstraintsAcrossAMembersClaims(t *testing.T) {
+	slices1 := ccSlices(ccDevice{"gpu-0", "gpu", "pci-x", 0}, ccDevice{"nic-0", "nic", "pci-x", 0})
+	w := objects.MakeSlice("n2", ubDriver, "n2")
+	w.Spec.Pool.Name = "n2"
+	for _, d := range []ccDevice{{"gpu-0", "gpu", "pci-a", 0}, {"nic-0", "nic", "pci-b", 0}} {
+		root := d.root
+		w.Device(d.name, nil).Attribute("kind", d.kind)
+		w.Spec.Devices[len(w.Spec.Devices)-1].Attributes[resourceapi.QualifiedName(pcieRoot)] = resourceapi.DeviceAttribute{StringValue: &root}
+	}
+	a := ccAllocator(defaultFeatures, append(slices1, w.Obj()), []allocator.CrossClaimConstraint{
+		ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "b-gpu"}, allocator.ClaimRequest{Claim: "b-nic"})}, nil)
+	nodes := []*v1.Node{objects.MakeNode("n").Obj(), objects.MakeNode("n2").Obj()}
+	members, _ := allocator.GangMembers([]allocator.GangPod{
+		{Name: "a", Claims: []*resourceapi.ResourceClaim{ccClaim("a-gpu", "gpu"), ccClaim("a-nic", "nic")}, Nodes: nodes},
+		{Name: "b", Claims: []*resourceapi.ResourceClaim{ccClaim("b-gpu", "gpu"), ccClaim("b-nic", "nic")}, Nodes: nodes},
+	})
+	plan, err := a.PlanGang(t.Context(), members, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "n2", "b": "n"}; !maps.Equal(plan.Nodes, want) || !plan.Complete {
+		t.Errorf("plan %v (complete %v), want %v", plan.Nodes, plan.Complete, want)
+	}
 }
