@@ -44,7 +44,6 @@ import (
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
@@ -524,30 +523,14 @@ func checkAdmissionPolicy(t *testing.T, e *env) {
 	// A pod as a Deployment's template makes it (no schedulerName) in the
 	// guarded namespace comes out aimed at dra-scheduler and is scheduled.
 	// The policies take effect once the API server has compiled them and
-	// listed their parameters (the DeviceClasses): retry until the pod is
-	// mutated, deleting whatever got in before.
+	// listed their parameters (the DeviceClasses): waitAdmittedFor retries
+	// until the pod is mutated.
 	for _, p := range []*v1.Pod{
 		claimPod("claim-opted-in", e.ns).Obj(),
 		explicitPod("class-extended-resource-opted-in", e.ns).Obj(),
 		implicitPod("implicit-extended-resource-opted-in", e.ns).Scheduler(v1.DefaultSchedulerName).Obj(),
 	} {
-		var admitted *v1.Pod
-		e.waitFor("the mutating admission policies to send pod "+p.Name+" to dra-scheduler", func() (bool, string) {
-			created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, p.DeepCopy(), metav1.CreateOptions{})
-			if err != nil {
-				return false, err.Error()
-			}
-			if created.Spec.SchedulerName != schedulerapp.Name {
-				_ = e.client.CoreV1().Pods(e.ns).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-				e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
-					_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, created.Name, metav1.GetOptions{})
-					return apierrors.IsNotFound(err), fmt.Sprint(err)
-				})
-				return false, "admitted with scheduler " + created.Spec.SchedulerName
-			}
-			admitted = created
-			return true, ""
-		})
+		admitted := waitAdmittedFor(e, p, schedulerapp.Name)
 		if pod := e.waitScheduled(admitted.Name); pod.Spec.NodeName == "" {
 			t.Errorf("the opted-in pod %s was not scheduled", pod.Name)
 		}

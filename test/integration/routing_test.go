@@ -63,7 +63,7 @@ func TestOptOutRoutingAndTheLabelGuard(t *testing.T) {
 		objects.ClaimTemplate("one", e.ns, "dev", driver, 1))
 
 	// A namespace nobody labelled is routed.
-	admitted := waitRouted(e, objects.MakePod("routed", e.ns).ClaimFromTemplate("dev", "one").Obj())
+	admitted := waitAdmittedFor(e, objects.MakePod("routed", e.ns).ClaimFromTemplate("dev", "one").Obj(), schedulerapp.Name)
 	if pod := e.waitScheduled(admitted.Name); pod.Spec.NodeName != "node-1" {
 		t.Errorf("the routed pod is on %q, want node-1", pod.Spec.NodeName)
 	}
@@ -161,18 +161,19 @@ func startInstall(t *testing.T, components ...string) installed {
 	return installed{cp: cp, admin: admin, replica: r}
 }
 
-// waitRouted creates the pod until the routing policies have sent it to
-// dra-scheduler (they take effect a moment after they are created),
-// deleting whatever got in before, and returns it.
-func waitRouted(e *env, p *v1.Pod) *v1.Pod {
+// waitAdmittedFor creates the pod until admission gives it scheduler
+// (routing policies take effect, and stop taking effect, a moment after
+// they are created or deleted), deleting whatever got in before, and
+// returns it.
+func waitAdmittedFor(e *env, p *v1.Pod, scheduler string) *v1.Pod {
 	e.t.Helper()
 	var admitted *v1.Pod
-	e.waitFor("the routing policies to send pod "+p.Name+" to dra-scheduler", func() (bool, string) {
+	e.waitFor("admission to give pod "+p.Name+" scheduler "+scheduler, func() (bool, string) {
 		created, err := e.client.CoreV1().Pods(p.Namespace).Create(e.ctx, p.DeepCopy(), metav1.CreateOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
-		if created.Spec.SchedulerName != schedulerapp.Name {
+		if created.Spec.SchedulerName != scheduler {
 			_ = e.client.CoreV1().Pods(p.Namespace).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
 			e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
 				_, err := e.client.CoreV1().Pods(p.Namespace).Get(e.ctx, created.Name, metav1.GetOptions{})

@@ -17,17 +17,15 @@ limitations under the License.
 package integration
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/manifests"
+	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -63,7 +61,7 @@ func TestUninstallInTheDocumentedOrderNeverHasTwoAllocatorsLive(t *testing.T) {
 	stop := watchNoDeviceTwice(e)
 	defer stop()
 
-	running := waitRouted(e, objects.MakePod("running", e.ns).ClaimFromTemplate("dev", "one").Obj())
+	running := waitAdmittedFor(e, objects.MakePod("running", e.ns).ClaimFromTemplate("dev", "one").Obj(), schedulerapp.Name)
 	e.waitScheduled(running.Name)
 	device := allocatedDevice(e, running.Name)
 
@@ -76,26 +74,20 @@ func TestUninstallInTheDocumentedOrderNeverHasTwoAllocatorsLive(t *testing.T) {
 		}
 		return holder(lease) == "", "holder " + holder(lease)
 	})
-	pending := waitRouted(e, objects.MakePod("pending", e.ns).ClaimFromTemplate("dev", "one").Obj())
+	pending := waitAdmittedFor(e, objects.MakePod("pending", e.ns).ClaimFromTemplate("dev", "one").Obj(), schedulerapp.Name)
 	stillPending(e, 3*time.Second, pending.Name)
 
 	// 2. Remove the routing policies: new pods go to the default
 	// scheduler, whose allocations the guard refuses.
 	deleteManifest(in.admin, manifests.AdmissionFile)
-	afterRouting := waitLeftToTheDefaultScheduler(e, objects.MakePod("after-routing", e.ns).ClaimFromTemplate("dev", "one").Obj())
+	afterRouting := waitAdmittedFor(e, objects.MakePod("after-routing", e.ns).ClaimFromTemplate("dev", "one").Obj(), v1.DefaultSchedulerName)
 	waitRefusedByTheGuard(e, afterRouting.Name)
 	stillPending(e, 2*time.Second, pending.Name, afterRouting.Name)
 
 	// 3. Hand back the pending pod: its controller recreates it, now for
 	// the default scheduler.
-	if err := e.client.CoreV1().Pods(e.ns).Delete(e.ctx, pending.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
-		t.Fatal(err)
-	}
-	e.waitFor("pod pending to be gone", func() (bool, string) {
-		_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, pending.Name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), fmt.Sprint(err)
-	})
-	handedBack := waitLeftToTheDefaultScheduler(e, objects.MakePod("handed-back", e.ns).ClaimFromTemplate("dev", "one").Obj())
+	e.deletePods([]string{pending.Name})
+	handedBack := waitAdmittedFor(e, objects.MakePod("handed-back", e.ns).ClaimFromTemplate("dev", "one").Obj(), v1.DefaultSchedulerName)
 	waitRefusedByTheGuard(e, handedBack.Name)
 
 	// 4. Remove the allocation guard: the default scheduler allocates.
@@ -139,31 +131,6 @@ func deleteManifest(admin *applier, file string) {
 			admin.t.Fatalf("%s: %v", file, err)
 		}
 	}
-}
-
-// waitLeftToTheDefaultScheduler creates the pod until it is admitted for
-// the default scheduler (the routing policies' removal takes effect a
-// moment later), deleting whatever got in before, and returns it.
-func waitLeftToTheDefaultScheduler(e *env, p *v1.Pod) *v1.Pod {
-	e.t.Helper()
-	var admitted *v1.Pod
-	e.waitFor("pod "+p.Name+" to be admitted for the default scheduler", func() (bool, string) {
-		created, err := e.client.CoreV1().Pods(p.Namespace).Create(e.ctx, p.DeepCopy(), metav1.CreateOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		if created.Spec.SchedulerName != v1.DefaultSchedulerName {
-			_ = e.client.CoreV1().Pods(p.Namespace).Delete(e.ctx, created.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
-			e.waitFor("pod "+created.Name+" to be gone", func() (bool, string) {
-				_, err := e.client.CoreV1().Pods(p.Namespace).Get(e.ctx, created.Name, metav1.GetOptions{})
-				return apierrors.IsNotFound(err), fmt.Sprint(err)
-			})
-			return false, "admitted with scheduler " + created.Spec.SchedulerName
-		}
-		admitted = created
-		return true, ""
-	})
-	return admitted
 }
 
 // stillPending checks for d that the pods stay unbound and their claims
