@@ -77,16 +77,12 @@ func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []C
 	if x.constraints, err = crossclaims.Of(pod, objs, podClaims); err != nil {
 		return crossClaims{}, err.Error(), nil
 	}
-	if len(x.constraints) == 0 || len(x.fixed) == 0 {
-		return x, "", nil
-	}
-	// As the plugin's checkFixedChoices: asked about no claim, the
-	// allocator only adds the fixed choices, on no node in particular.
-	if _, err := x.on(c.allocator(c.state)).Fits(ctx, &v1.Node{}, nil); err != nil {
-		if ctx.Err() != nil {
-			return crossClaims{}, "", fmt.Errorf("check the allocated claims against the device constraints: %w", err)
-		}
-		return crossClaims{}, crossclaims.Broken(err), nil
+	broken, err := crossclaims.CheckFixed(ctx, c.allocator(c.state), x.constraints, x.fixed)
+	switch {
+	case err != nil:
+		return crossClaims{}, "", fmt.Errorf("check the allocated claims against the device constraints: %w", err)
+	case broken != "":
+		return crossClaims{}, broken, nil
 	}
 	return x, "", nil
 }

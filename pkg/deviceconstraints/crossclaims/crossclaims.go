@@ -25,6 +25,8 @@ limitations under the License.
 package crossclaims
 
 import (
+	"context"
+
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 
@@ -91,4 +93,21 @@ func Of(pod *v1.Pod, claims []*resourceapi.ResourceClaim, podClaims []string) ([
 // for them. It is the scheduler plugin's message.
 func Broken(err error) string {
 	return "annotation " + deviceconstraints.Annotation + ": the pod's allocated claims break it: " + err.Error()
+}
+
+// CheckFixed reports whether the fixed choices (the pod's allocated
+// claims) break the constraints by themselves, on every node: a with the
+// constraints, asked about no claim, only adds the fixed choices. broken
+// is Broken's message then, "" when they hold; err is only the context's.
+func CheckFixed(ctx context.Context, a *allocator.Allocator, constraints []allocator.CrossClaimConstraint, fixed []*resourceapi.ResourceClaim) (broken string, err error) {
+	if len(constraints) == 0 || len(fixed) == 0 {
+		return "", nil
+	}
+	if _, err := a.WithCrossClaimConstraints(constraints, fixed).Fits(ctx, &v1.Node{}, nil); err != nil {
+		if ctx.Err() != nil {
+			return "", err
+		}
+		return Broken(err), nil
+	}
+	return "", nil
 }

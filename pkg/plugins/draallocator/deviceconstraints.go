@@ -90,20 +90,24 @@ func (s *stateData) fixedChoices() []*resourceapi.ResourceClaim {
 }
 
 // checkFixedChoices fails a pod whose allocated claims (fixedChoices)
-// break its constraints across claims by themselves, on every node: the
-// allocator, asked about no claim, only adds the fixed choices. It syncs
-// the inventory, where it looks the devices up.
+// break its constraints across claims by themselves, on every node
+// (crossclaims.CheckFixed, which kubectl dra explain shares). It syncs
+// the inventory, where the devices are looked up.
 func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *stateData, constraints []allocator.CrossClaimConstraint) *fwk.Status {
 	fixed := s.fixedChoices()
 	if len(constraints) == 0 || len(fixed) == 0 {
 		return nil
 	}
+	logger := klog.FromContext(ctx)
 	if err := pl.feed.sync(ctx); err != nil {
-		return statusError(klog.FromContext(ctx), err)
+		return statusError(logger, err)
 	}
-	a := pl.newAllocator().WithCrossClaimConstraints(constraints, fixed)
-	if _, err := a.Fits(ctx, &v1.Node{}, nil); err != nil {
-		return statusUnresolvable(klog.FromContext(ctx), crossclaims.Broken(err), "pod", klog.KObj(pod))
+	broken, err := crossclaims.CheckFixed(ctx, pl.newAllocator(), constraints, fixed)
+	switch {
+	case err != nil:
+		return statusError(logger, err)
+	case broken != "":
+		return statusUnresolvable(logger, broken, "pod", klog.KObj(pod))
 	}
 	return nil
 }
