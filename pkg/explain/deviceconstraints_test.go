@@ -281,7 +281,7 @@ func TestAllocatedClaimsThatBreakTheDeviceConstraintsAreAProblemOfThePod(t *test
 	allocate(objs, "gpu", gpu, "node-1", "gpu-0")
 	allocate(objs, "nic", nic, "node-1", "nic-0")
 	r := explainPod(t, objs, gpuAndNIC(tied))
-	// The plugin's message (deviceConstraintsBroken) for the allocator's
+	// The plugin's message (crossclaims.Broken, via CheckFixed) for the allocator's
 	// finding: the GPU on pci-a cannot join the NIC on pci-b.
 	want := annPrefix + "the pod's allocated claims break it: constraint 0 across claims: device nic.example.com/node-1/nic-0, allocated to claim nic for request net, " +
 		"does not meet it (its attribute is missing, or its value conflicts with the other devices')"
