@@ -28,7 +28,8 @@ limitations under the License.
 //
 //	PreEnqueue          prefilter.go      -
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
-//	                    deviceconstraints.go  r the pod's annotation; no state of its own
+//	                    deviceconstraints.go  r the pod's annotation; w stateData.alloc,
+//	                                      unconstrained (with and without its constraints)
 //	                    gangplan.go       w gangPlan (first pod of a placement)
 //	                    groupbudget.go    w groupBudget (the pod-group cycle's first plan)
 //	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
@@ -37,6 +38,8 @@ limitations under the License.
 //	Filter              filter.go,        r stateData, dryRun, gangPlan;
 //	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
+//	                    deviceconstraints.go  r stateData.unconstrained (a node where only
+//	                                      the pod's device constraints fail says so)
 //	                    gangpreemptionreprieve.go  w results, gangPreemption.memo
 //	                                      (a pod group preemption's reprieve, mu;
 //	                                      PreFilter sets stateData.fit to fitInRerun)
@@ -63,7 +66,8 @@ limitations under the License.
 //	(SIGUSR2, interval) consistency.go    r inventory (feed's lock), tracker (its lock),
 //	                                      the informers' listers; no state of its own
 //	EventsToRegister    events.go         (queueing hints read the DRA manager)
-//	and hints           prequeue.go       (pre-queueing hint: podIndex)
+//	and hints           prequeue.go       (pre-queueing hint: podIndex);
+//	                    deviceconstraints.go  (a changed annotation queues its pod)
 //
 // State by scope, its key, who writes it and what guards it:
 //
