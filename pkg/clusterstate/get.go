@@ -19,8 +19,10 @@ package clusterstate
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -129,7 +131,8 @@ func getPodObjects(ctx context.Context, client kubernetes.Interface, objs *Objec
 }
 
 // getPreemptionObjects adds the pods bound to nodes that are not done
-// (asked, other than the pod already read) and every PodDisruptionBudget.
+// (asked, other than the pod already read), every PodDisruptionBudget and
+// every PodGroup.
 func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs *Objects, asked *v1.Pod) error {
 	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
@@ -149,6 +152,21 @@ func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs
 	for i := range pdbs.Items {
 		objs.PDBs = append(objs.PDBs, &pdbs.Items[i])
 	}
+	// Every PodGroup: a victim whose group's disruptionMode is All is
+	// evicted with all the group's pods.
+	groups, err := client.SchedulingV1beta1().PodGroups(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil // PodGroups are not served: no pod has one
+	case apierrors.IsForbidden(err):
+		objs.Notes = append(objs.Notes, "PodGroups could not be listed (forbidden): victims whose group goes whole are counted alone")
+		return nil
+	case err != nil:
+		return fmt.Errorf("list podgroups in all namespaces: %w", err)
+	}
+	for i := range groups.Items {
+		objs.PodGroups = append(objs.PodGroups, &groups.Items[i])
+	}
 	return nil
 }
 
@@ -165,7 +183,9 @@ func getPodGroup(ctx context.Context, client kubernetes.Interface, objs *Objects
 	case err != nil:
 		return fmt.Errorf("get podgroup %s/%s: %w", asked.Namespace, name, err)
 	}
-	objs.PodGroups = append(objs.PodGroups, pg)
+	if !slices.ContainsFunc(objs.PodGroups, func(g *schedulingapi.PodGroup) bool { return g.UID == pg.UID }) {
+		objs.PodGroups = append(objs.PodGroups, pg) // not listed with the preemption objects
+	}
 	pods, err := client.CoreV1().Pods(asked.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName="})
 	if err != nil {
 		return fmt.Errorf("list pending pods in %s: %w", asked.Namespace, err)

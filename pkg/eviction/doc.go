@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package eviction decides what evicting pods from a node gives back of
-// their devices, and how costly a set of victims is: one rule each, which
+// their devices, which pods are evicted together, and how costly a set
+// of victims is: one rule each, which
 // DRAAllocator's preemption (dry runs, a pod group's placements) and
 // kubectl dra explain's preemption report both call, so that the two can
 // never disagree about a victim.
@@ -29,6 +30,12 @@ limitations under the License.
 // scheduler's DRA manager with allocations in flight; a snapshot of the
 // API) behind Claims. Which devices of a given-back allocation are local
 // to the node is the allocator's business (allocator.WhatIf).
+//
+// Groups.Units says which pods go as one, as DefaultPreemption's victims
+// do with GenericWorkload: a pod alone, or every scheduled pod of a
+// PodGroup (or CompositePodGroup) whose disruptionMode is All, at its
+// hierarchy's root's priority; MoreImportant orders units as its
+// MoreImportantVictim does.
 //
 // Cost orders victim sets as DefaultPreemption orders its candidates
 // (CompareCost); the callers build it from their victims (pods, or

@@ -54,6 +54,9 @@ type Preemption struct {
 type Victim struct {
 	Pod      string `json:"pod"`
 	Priority int32  `json:"priority"`
+	// Group is the PodGroup, namespace/name, evicted whole with the pod
+	// (its disruptionMode is All); empty when the pod goes alone.
+	Group string `json:"group,omitempty"`
 	// Claims are the ResourceClaims its eviction frees.
 	Claims []string `json:"claims,omitempty"`
 	// ViolatesPDB is set when the eviction violates a PodDisruptionBudget.
@@ -219,33 +222,69 @@ func (clusterClaims) Allocation(claim *resourceapi.ResourceClaim) *resourceapi.A
 }
 
 // splitByPDB splits pods (most important first) into those whose eviction
-// would violate a PodDisruptionBudget and the others, counting the
-// disruptions each budget allows down as DefaultPreemption does.
+// would violate a PodDisruptionBudget and the others (splitUnitsByPDB,
+// each pod a unit).
 func (c *Cluster) splitByPDB(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
+	units := make([]eviction.Unit, len(pods))
+	for i, p := range pods {
+		units[i] = eviction.Unit{Pods: []*v1.Pod{p}}
+	}
+	v, n := c.splitUnitsByPDB(units)
+	for _, uv := range v {
+		violating = append(violating, uv.unit.Pods[0])
+	}
+	for _, uv := range n {
+		nonViolating = append(nonViolating, uv.unit.Pods[0])
+	}
+	return violating, nonViolating
+}
+
+// unitViolations is a unit of eviction and those of its pods whose
+// eviction violates a PodDisruptionBudget.
+type unitViolations struct {
+	unit eviction.Unit
+	pods []types.UID
+}
+
+// splitUnitsByPDB splits units (most important first) into those whose
+// eviction would violate a PodDisruptionBudget, a unit violating when any
+// of its pods does, and the others, counting the disruptions each budget
+// allows down as DefaultPreemption does: a pod's eviction takes one from
+// each budget that selects it, up to the first one that goes below zero.
+func (c *Cluster) splitUnitsByPDB(units []eviction.Unit) (violating, nonViolating []unitViolations) {
 	allowed := make([]int32, len(c.objs.PDBs))
 	for i, pdb := range c.objs.PDBs {
 		allowed[i] = pdb.Status.DisruptionsAllowed
 	}
-	for _, p := range pods {
-		violates := false
-		if len(p.Labels) > 0 {
-			for i, pdb := range c.objs.PDBs {
-				if pdb.Namespace != p.Namespace || !selects(pdb, p) {
-					continue
-				}
-				if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
-					continue
-				}
-				allowed[i]--
-				if allowed[i] < 0 {
-					violates = true
-				}
+	violates := func(p *v1.Pod) bool {
+		if len(p.Labels) == 0 {
+			return false
+		}
+		for i, pdb := range c.objs.PDBs {
+			if pdb.Namespace != p.Namespace || !selects(pdb, p) {
+				continue
+			}
+			if _, disrupted := pdb.Status.DisruptedPods[p.Name]; disrupted {
+				continue
+			}
+			allowed[i]--
+			if allowed[i] < 0 {
+				return true
 			}
 		}
-		if violates {
-			violating = append(violating, p)
+		return false
+	}
+	for _, u := range units {
+		uv := unitViolations{unit: u}
+		for _, p := range u.Pods {
+			if violates(p) {
+				uv.pods = append(uv.pods, p.UID)
+			}
+		}
+		if len(uv.pods) > 0 {
+			violating = append(violating, uv)
 		} else {
-			nonViolating = append(nonViolating, p)
+			nonViolating = append(nonViolating, uv)
 		}
 	}
 	return violating, nonViolating

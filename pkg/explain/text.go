@@ -120,6 +120,9 @@ func writeVictims(w io.Writer, victims []Victim) {
 		if len(v.Claims) > 0 {
 			fmt.Fprintf(w, ": %s", strings.Join(v.Claims, ", "))
 		}
+		if v.Group != "" {
+			fmt.Fprintf(w, "; with all of pod group %s", v.Group)
+		}
 		if v.ViolatesPDB {
 			fmt.Fprint(w, "; violates a PodDisruptionBudget")
 		}

@@ -25,8 +25,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
@@ -43,6 +45,10 @@ type rackFill struct {
 	// status says they started.
 	labels     map[string]string
 	startedAgo time.Duration
+	// group, when set, is a PodGroup of the class whose disruptionMode
+	// is All, made on first use, that the pods join; without template
+	// they have no claim.
+	group string
 }
 
 // TestAHighPriorityGangPreemptsInTheRackWhoseVictimsCostLeast: with a rack
@@ -52,7 +58,9 @@ type rackFill struct {
 // name comes first, or its victims hold fewer devices), and rack-2 the
 // one whose victims are cheaper by DefaultPreemption's order of
 // candidates (issue 55, point 2): the gang goes to rack-2, evicts all of
-// its pods, and rack-1's stay.
+// its pods, and rack-1's stay. A pod group whose disruptionMode is All
+// costs all its pods, those without claims included, as DefaultPreemption
+// evicts it whole.
 func TestAHighPriorityGangPreemptsInTheRackWhoseVictimsCostLeast(t *testing.T) {
 	e := startTopologyCluster(t, topologyConfig)
 	e.createPreemptionPriorities()
@@ -94,6 +102,12 @@ func TestAHighPriorityGangPreemptsInTheRackWhoseVictimsCostLeast(t *testing.T) {
 			rack2: []rackFill{{node: "r2-a", class: "low", template: "gpu-1", n: 2}, {node: "r2-b", class: "low", template: "gpu-1", n: 1}},
 		},
 		{
+			name: "four victims alone win over two whose pod group of five goes whole",
+			rack1: []rackFill{{node: "r1-a", class: "low", template: "gpu-1", n: 2, group: "whole"},
+				{node: "r1-b", class: "low", n: 3, group: "whole"}},
+			rack2: []rackFill{{node: "r2-a", class: "low", template: "gpu-1", n: 2}, {node: "r2-b", class: "low", template: "gpu-1", n: 2}},
+		},
+		{
 			name:  "two victims started a minute ago win over two started an hour ago",
 			rack1: []rackFill{{node: "r1-a", class: "low", template: "gpu-1", n: 2, startedAgo: time.Hour}},
 			rack2: []rackFill{{node: "r2-a", class: "low", template: "gpu-1", n: 2, startedAgo: time.Minute}},
@@ -133,9 +147,18 @@ func (e *env) fillRack(prefix string, fills []rackFill) []string {
 	var names []string
 	for _, f := range fills {
 		var pods []string
+		if f.group != "" {
+			e.wholeGroup(f.group, f.class)
+		}
 		for i := range f.n {
 			pod := pinned(preemptionPod(fmt.Sprintf("%s-%s-%d", prefix, f.node, i), e.ns, f.class, f.template), f.node)
 			pod.Labels = f.labels
+			if f.template == "" {
+				pod.Spec.ResourceClaims, pod.Spec.Containers[0].Resources.Claims = nil, nil
+			}
+			if f.group != "" {
+				pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(f.group)}
+			}
 			e.create(pod)
 			pods = append(pods, pod.Name)
 		}
@@ -148,6 +171,23 @@ func (e *env) fillRack(prefix string, fills []rackFill) []string {
 		names = append(names, pods...)
 	}
 	return names
+}
+
+// wholeGroup creates PodGroup name of priority class, without a gang
+// policy, whose disruptionMode is All, unless it exists.
+func (e *env) wholeGroup(name, class string) {
+	e.t.Helper()
+	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Get(e.ctx, name, metav1.GetOptions{}); err == nil {
+		return
+	}
+	e.createPodGroup(&schedulingapi.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: e.ns},
+		Spec: schedulingapi.PodGroupSpec{
+			SchedulingPolicy:  schedulingapi.PodGroupSchedulingPolicy{Basic: &schedulingapi.BasicSchedulingPolicy{}},
+			PriorityClassName: class,
+			DisruptionMode:    &schedulingapi.DisruptionMode{All: &schedulingapi.AllDisruptionMode{}},
+		},
+	})
 }
 
 // setStarted writes the pod's status as a kubelet would once it started

@@ -210,7 +210,9 @@ limitations under the License.
 //     victims' devices it needs) and ranks placements by the
 //     victims DefaultPreemption's reprieve would leave there, in its order
 //     of candidates (gangpreemptionrank.go: PodDisruptionBudget
-//     violations, highest priority, sum, count, start), and answers each
+//     violations, highest priority, sum, count, start) and in its units
+//     (gangpreemptionunits.go: a group whose disruptionMode is All goes
+//     whole, every pod of it counted), and answers each
 //     reprieve over the tracker with the victims given back taken
 //     (docs/design/gang-preemption.md); the re-run plans the group over
 //     free devices before victims' (gangpreemptionplan.go: planFreeFirst,

@@ -126,11 +126,7 @@ type placementRanks struct {
 // computed once per re-run.
 func (pl *DRAAllocator) reprieveOrderOf(ctx context.Context, g *gangPreemption) reprieveOrder {
 	g.ranks.once.Do(func() {
-		lister := pl.handle.SnapshotSharedLister()
-		victims := make([]preemption.Victim, 0, len(g.removedInfos))
-		for _, pi := range g.removedInfos {
-			victims = append(victims, preemption.NewPodVictim(pi, lister.PodGroups(), lister.CompositePodGroups()))
-		}
+		victims := pl.victimUnits(g.removedInfos)
 		sortByImportance(victims)
 		violating, others := preemption.FilterVictimsWithPDBViolation(victims, pl.podDisruptionBudgets(ctx))
 		order := reprieveOrder{violates: make(map[preemption.Victim]int, len(violating))}
