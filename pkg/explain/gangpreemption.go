@@ -22,7 +22,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -97,18 +96,7 @@ func (c *Cluster) gangPreemption(ctx context.Context, pod *v1.Pod, g *Gang, pods
 		return out, nil
 	}
 	out.Domain = best.domain
-	for _, u := range best.units {
-		var group string
-		if u.Group.Kind >= eviction.PodGroup {
-			group = u.Group.Namespace + "/" + u.Group.Name
-		}
-		for _, p := range u.Pods {
-			out.Victims = append(out.Victims, Victim{
-				Pod: p.Namespace + "/" + p.Name, Priority: u.Priority, Group: group,
-				Claims: eviction.ClaimNames(p), ViolatesPDB: best.violating[p.UID],
-			})
-		}
-	}
+	out.Victims = best.victims()
 	return out, nil
 }
 
@@ -116,66 +104,25 @@ func (c *Cluster) gangPreemption(ctx context.Context, pod *v1.Pod, g *Gang, pods
 // domain.
 type domainPreemption struct {
 	domain string
-	// units are what is evicted, most important first.
-	units     []eviction.Unit
-	violating map[types.UID]bool
-	// violations counts the units' pods that violate a budget.
-	violations int
-}
-
-// cost is what evicting the units costs.
-func (d *domainPreemption) cost() eviction.Cost {
-	c := eviction.Cost{PDBViolations: d.violations, Victims: make([]eviction.Victim, len(d.units))}
-	for i, u := range d.units {
-		c.Victims[i] = u.Victim()
-	}
-	return c
-}
-
-// groups are the input's PodGroups as eviction looks them up (the input
-// has no CompositePodGroups).
-func (c *Cluster) groups() eviction.Groups {
-	return eviction.Groups{PodGroup: c.podGroup}
-}
-
-// boundIn lists the bound pods of namespace.
-func (c *Cluster) boundIn(namespace string) []*v1.Pod {
-	var out []*v1.Pod
-	for _, node := range slices.Sorted(maps.Keys(c.bound)) {
-		for _, p := range c.bound[node] {
-			if p.Namespace == namespace {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	victimSet
 }
 
 // preemptIn evicts every unit of lower priority than the group's with a
-// pod on the domain's nodes (a pod, or a whole group whose
-// disruptionMode is All: eviction.Groups.Units); if the group then fits
-// there, it gives them back one at a time, PodDisruptionBudget violators
-// first, each part most important first, as long as the group still fits.
-// nil: no room, or no victims needed.
+// pod on the domain's nodes; if the group then fits there, it gives them
+// back (reprieve) as long as the group still fits. nil: no room, or no
+// victims needed.
 func (c *Cluster) preemptIn(ctx context.Context, pod *v1.Pod, g *Gang, pods []allocator.GangPod, d gangDomain) (*domainPreemption, error) {
-	groups := c.groups()
-	_, priority := groups.UnitOf(pod)
+	_, priority := c.groups().UnitOf(pod) // the group's
 	var inDomain []*v1.Pod
 	for _, node := range slices.Sorted(maps.Keys(c.bound)) { // the same answer every time
 		if d.nodes == nil || d.nodes[node] {
 			inDomain = append(inDomain, c.bound[node]...)
 		}
 	}
-	var lower []eviction.Unit
-	for _, u := range groups.Units(inDomain, c.boundIn) {
-		if u.Priority < priority {
-			lower = append(lower, u)
-		}
-	}
+	lower := c.lowerUnits(inDomain, priority)
 	if len(lower) == 0 {
 		return nil, nil
 	}
-	sort.SliceStable(lower, func(i, j int) bool { return eviction.MoreImportant(lower[i], lower[j]) })
 	evicted := map[types.UID]*v1.Pod{}
 	for _, u := range lower {
 		for _, p := range u.Pods {
@@ -211,35 +158,11 @@ func (c *Cluster) preemptIn(ctx context.Context, pod *v1.Pod, g *Gang, pods []al
 	if ok, err := fits(); err != nil || !ok {
 		return nil, err
 	}
-	violating, nonViolating := c.splitUnitsByPDB(lower)
-	dp := &domainPreemption{domain: d.name, violating: map[types.UID]bool{}}
-	for _, part := range [][]unitViolations{violating, nonViolating} {
-		for _, uv := range part {
-			for _, p := range uv.unit.Pods {
-				delete(evicted, p.UID)
-			}
-			ok, err := fits()
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				continue
-			}
-			for _, p := range uv.unit.Pods {
-				evicted[p.UID] = p
-			}
-			dp.units = append(dp.units, uv.unit)
-			dp.violations += len(uv.pods)
-			for _, uid := range uv.pods {
-				dp.violating[uid] = true
-			}
-		}
+	victims, err := c.reprieve(lower, evicted, fits)
+	if err != nil || len(victims.units) == 0 {
+		return nil, err // with none: it fits without evictions, not a preemption
 	}
-	if len(dp.units) == 0 {
-		return nil, nil // it fits without evictions: not a preemption
-	}
-	sort.SliceStable(dp.units, func(i, j int) bool { return eviction.MoreImportant(dp.units[i], dp.units[j]) })
-	return dp, nil
+	return &domainPreemption{domain: d.name, victimSet: victims}, nil
 }
 
 // write prints the group's preemption: its domain and victims, or why

@@ -19,7 +19,6 @@ package explain
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -109,96 +108,67 @@ func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty
 	}
 	out.Node = best.node
 	out.Devices = q.devices(best.results)
-	for _, p := range best.victims {
-		out.Victims = append(out.Victims, Victim{
-			Pod: p.Namespace + "/" + p.Name, Priority: corev1helpers.PodPriority(p),
-			Claims: eviction.ClaimNames(p), ViolatesPDB: best.violating[p.UID],
-		})
-	}
+	out.Victims = best.victims()
 	return out, nil
 }
 
 // nodePreemption is the smallest set of evictions that makes room on one
 // node, chosen as DefaultPreemption's SelectVictimsOnNode chooses.
 type nodePreemption struct {
-	node      string
-	victims   []*v1.Pod // most important first
-	violating map[types.UID]bool
-	results   []resourceapi.AllocationResult
+	node string
+	victimSet
+	results []resourceapi.AllocationResult
 }
 
-// preemptOn evicts every pod of lower priority than pod on node; if the
-// claims then fit, it reprieves the evicted pods one at a time, those
-// whose eviction would violate a PodDisruptionBudget first, each in
-// order of importance, as long as the claims still fit. nil: no room.
+// preemptOn evicts every unit of lower priority than pod with a pod on
+// node (a group's unit goes whole, its pods elsewhere too); if the claims
+// then fit, it gives them back (reprieve) as long as the claims still
+// fit. nil: no room.
 func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod *v1.Pod, q question, node *v1.Node) (*nodePreemption, error) {
-	var lower []*v1.Pod
-	for _, p := range c.bound[node.Name] {
-		if corev1helpers.PodPriority(p) < corev1helpers.PodPriority(pod) {
-			lower = append(lower, p)
-		}
-	}
+	lower := c.lowerUnits(c.bound[node.Name], corev1helpers.PodPriority(pod))
 	if len(lower) == 0 {
 		return nil, nil
 	}
-	sort.SliceStable(lower, func(i, j int) bool { return moreImportant(lower[i], lower[j]) })
-	evicted := map[types.UID]bool{}
-	for _, p := range lower {
-		evicted[p.UID] = true
+	evicted := map[types.UID]*v1.Pod{}
+	for _, u := range lower {
+		for _, p := range u.Pods {
+			evicted[p.UID] = p
+		}
 	}
-	fits := func() ([]resourceapi.AllocationResult, error) {
+	var results []resourceapi.AllocationResult
+	fits := func() (bool, error) {
 		d, err := base.WhatIf(allocator.WhatIf{Node: node.Name, Release: c.released(node.Name, evicted)}).Diagnose(ctx, node, q.claims)
 		if err != nil {
-			return nil, fmt.Errorf("node %s with the pods of lower priority evicted: %w", node.Name, err)
+			return false, fmt.Errorf("node %s with the pods of lower priority evicted: %w", node.Name, err)
 		}
-		return d.Results, nil
+		if d.Results != nil {
+			results = d.Results
+		}
+		return d.Results != nil, nil
 	}
-	results, err := fits()
-	if err != nil || results == nil {
+	if ok, err := fits(); err != nil || !ok {
 		return nil, err
 	}
-	violating, nonViolating := c.splitByPDB(lower)
-	np := &nodePreemption{node: node.Name, violating: map[types.UID]bool{}, results: results}
-	for _, group := range [][]*v1.Pod{violating, nonViolating} {
-		for _, p := range group {
-			delete(evicted, p.UID)
-			r, err := fits()
-			if err != nil {
-				return nil, err
-			}
-			if r != nil {
-				np.results = r
-				continue
-			}
-			evicted[p.UID] = true
-			np.victims = append(np.victims, p)
-		}
+	victims, err := c.reprieve(lower, evicted, fits)
+	if err != nil || len(victims.units) == 0 {
+		return nil, err // with none: it fits without evictions, not a preemption
 	}
-	for _, p := range violating {
-		if evicted[p.UID] {
-			np.violating[p.UID] = true
-		}
-	}
-	if len(np.victims) == 0 {
-		return nil, nil // it fits without evictions: not a preemption
-	}
-	sort.SliceStable(np.victims, func(i, j int) bool { return moreImportant(np.victims[i], np.victims[j]) })
-	return np, nil
+	return &nodePreemption{node: node.Name, victimSet: victims, results: results}, nil
 }
 
 // released are the allocations of the claims on node that the evicted
 // pods free, by the scheduler plugin's own rule (eviction.Released).
-func (c *Cluster) released(node string, evicted map[types.UID]bool) []*resourceapi.AllocationResult {
+func (c *Cluster) released(node string, evicted map[types.UID]*v1.Pod) []*resourceapi.AllocationResult {
 	gone := map[types.UID]*v1.Pod{}
 	for _, p := range c.bound[node] {
-		if evicted[p.UID] {
+		if evicted[p.UID] != nil {
 			gone[p.UID] = p
 		}
 	}
 	staying := func() []*v1.Pod {
 		var pods []*v1.Pod
 		for _, p := range c.bound[node] {
-			if !evicted[p.UID] {
+			if evicted[p.UID] == nil {
 				pods = append(pods, p)
 			}
 		}
@@ -219,24 +189,6 @@ func (cc clusterClaims) Get(namespace, name string) *resourceapi.ResourceClaim {
 // Allocation returns the claim's recorded allocation.
 func (clusterClaims) Allocation(claim *resourceapi.ResourceClaim) *resourceapi.AllocationResult {
 	return claim.Status.Allocation
-}
-
-// splitByPDB splits pods (most important first) into those whose eviction
-// would violate a PodDisruptionBudget and the others (splitUnitsByPDB,
-// each pod a unit).
-func (c *Cluster) splitByPDB(pods []*v1.Pod) (violating, nonViolating []*v1.Pod) {
-	units := make([]eviction.Unit, len(pods))
-	for i, p := range pods {
-		units[i] = eviction.Unit{Pods: []*v1.Pod{p}}
-	}
-	v, n := c.splitUnitsByPDB(units)
-	for _, uv := range v {
-		violating = append(violating, uv.unit.Pods[0])
-	}
-	for _, uv := range n {
-		nonViolating = append(nonViolating, uv.unit.Pods[0])
-	}
-	return violating, nonViolating
 }
 
 // unitViolations is a unit of eviction and those of its pods whose
@@ -297,39 +249,9 @@ func selects(pdb *policyv1.PodDisruptionBudget, pod *v1.Pod) bool {
 	return err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels))
 }
 
-// moreImportant orders pods as kube-scheduler's MoreImportantPod: higher
-// priority first, then the one that started earlier.
-func moreImportant(a, b *v1.Pod) bool {
-	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
-	if pa != pb {
-		return pa > pb
-	}
-	return startTime(a).Before(startTime(b))
-}
-
-func startTime(p *v1.Pod) *metav1.Time {
-	if p.Status.StartTime != nil {
-		return p.Status.StartTime
-	}
-	return &metav1.Time{}
-}
-
 // better reports whether n is a better node to preempt on than o, as
 // DefaultPreemption's pickOneNodeForPreemption ranks them
 // (eviction.CompareCost); o (found first) wins ties.
 func (n *nodePreemption) better(o *nodePreemption) bool {
 	return eviction.CompareCost(n.cost(), o.cost()) < 0
-}
-
-// cost is what evicting the node's victims costs.
-func (n *nodePreemption) cost() eviction.Cost { return podsCost(n.victims, len(n.violating)) }
-
-// podsCost is what evicting victims costs, each pod a unit, violations
-// of them violating a PodDisruptionBudget.
-func podsCost(victims []*v1.Pod, violations int) eviction.Cost {
-	c := eviction.Cost{PDBViolations: violations, Victims: make([]eviction.Victim, len(victims))}
-	for i, p := range victims {
-		c.Victims[i] = eviction.Victim{Priority: corev1helpers.PodPriority(p), Pods: 1, Start: startTime(p).Time}
-	}
-	return c
 }

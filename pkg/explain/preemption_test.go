@@ -152,6 +152,20 @@ func TestExplainNamesThePodsPreemptionWouldEvict(t *testing.T) {
 			wantVictims: []string{"team/batch-c (10)"},
 		},
 		{
+			name: "a pod whose pod group goes whole costs all the group's pods: two pods alone elsewhere cost less",
+			cluster: func() *clusterstate.Objects {
+				objs := gpuCluster("node-1", "node-2")
+				running(objs, "grouped", "node-1", 10, "gpu-0", "gpu-1")
+				evictedWhole(objs, []string{"grouped"}, 2, "node-1")
+				running(objs, "batch-a", "node-2", 10, "gpu-0")
+				running(objs, "batch-b", "node-2", 10, "gpu-1")
+				return objs
+			},
+			pod:         preemptor("two-gpus"),
+			wantNode:    "node-2",
+			wantVictims: []string{"team/batch-a (10)", "team/batch-b (10)"},
+		},
+		{
 			name: "a pod protected by a PodDisruptionBudget is spared when another node needs no violation",
 			cluster: func() *clusterstate.Objects {
 				objs := gpuCluster("node-1", "node-2")
