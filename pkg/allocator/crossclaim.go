@@ -50,6 +50,12 @@ type CrossClaimConstraint struct {
 	Requests []ClaimRequest
 	// MatchAttribute and DistinctAttribute: as in a DeviceConstraint.
 	MatchAttribute, DistinctAttribute *resourceapi.FullyQualifiedName
+	// Chosen are devices chosen elsewhere that the constraint counts as
+	// its own, as it counts allocated claims' devices, though no claim of
+	// the call has them and they need not be allocated: a pod group's
+	// devices on other nodes. One fixes a match's value, they take their
+	// values from a distinct's.
+	Chosen []structured.DeviceID
 }
 
 // ClaimRequest names a request of a claim, or every request of it.
@@ -71,7 +77,7 @@ type allocatedConflictError struct {
 	// Constraint is the index of the constraint.
 	Constraint int
 	// Claim, Request and Device name the allocated device that could not
-	// join it.
+	// join it; Claim and Request are empty for a device chosen elsewhere.
 	Claim, Request string
 	Device         structured.DeviceID
 	// Reason says why: the device lacks the attribute, or its value
@@ -80,6 +86,9 @@ type allocatedConflictError struct {
 }
 
 func (e *allocatedConflictError) Error() string {
+	if e.Claim == "" {
+		return fmt.Sprintf("constraint %d across claims: device %s, chosen elsewhere, %s", e.Constraint, e.Device, e.Reason)
+	}
 	return fmt.Sprintf("constraint %d across claims: device %s, allocated to claim %s for request %s, %s", e.Constraint, e.Device, e.Claim, e.Request, e.Reason)
 }
 
@@ -123,7 +132,7 @@ type crossSubject struct {
 // covers reports whether a device taken by r is subject to the
 // constraint.
 func (s *crossSubjects) covers(r *request) bool {
-	if s.all {
+	if s.all || r.claim == chosenClaim {
 		return true
 	}
 	for _, x := range s.list {
@@ -158,6 +167,9 @@ func (c *call) prepareCross() error {
 		}
 		tracker := c.newCrossConstraint(con, subjects)
 		if err := c.addAllocated(i, tracker, x.allocated); err != nil {
+			return err
+		}
+		if err := c.addChosen(i, tracker, con.Chosen); err != nil {
 			return err
 		}
 		c.cross = append(c.cross, tracker)
@@ -231,6 +243,31 @@ func (c *call) addAllocated(i int, tracker constraint, allocated []*resourceapi.
 				conflict.Reason = "does not meet it (its attribute is missing, or its value conflicts with the other devices')"
 				return conflict
 			}
+		}
+	}
+	return nil
+}
+
+// chosenClaim is the claim index of the requests that stand for a
+// constraint's chosen devices: every constraint covers them.
+const chosenClaim = -2
+
+// addChosen adds constraint i's chosen devices to its tracker, for good.
+func (c *call) addChosen(i int, tracker constraint, chosen []structured.DeviceID) error {
+	for _, id := range chosen {
+		conflict := &allocatedConflictError{Constraint: i, Device: id}
+		devices := c.a.inv.LookupID(id)
+		if len(devices) == 0 {
+			conflict.Reason = "is in no slice"
+			return conflict
+		}
+		ok, err := tracker.add(c, &request{claim: chosenClaim}, devices[0])
+		if err != nil {
+			return fmt.Errorf("constraint %d across claims: device %s chosen elsewhere: %w", i, id, err)
+		}
+		if !ok {
+			conflict.Reason = "does not meet it (its attribute is missing, or its value conflicts with the other devices')"
+			return conflict
 		}
 	}
 	return nil

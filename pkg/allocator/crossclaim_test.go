@@ -73,6 +73,14 @@ func ccDistinct(name resourceapi.FullyQualifiedName, requests ...allocator.Claim
 	return allocator.CrossClaimConstraint{Requests: requests, DistinctAttribute: &name}
 }
 
+// withChosen is con with node n's devices chosen elsewhere.
+func withChosen(con allocator.CrossClaimConstraint, devices ...string) allocator.CrossClaimConstraint {
+	for _, d := range devices {
+		con.Chosen = append(con.Chosen, structured.MakeDeviceID(ubDriver, "n", d))
+	}
+	return con
+}
+
 // ccAllocated is claim allocated the devices, for request "dev".
 func ccAllocated(claim *resourceapi.ResourceClaim, devices ...string) *resourceapi.ResourceClaim {
 	claim = claim.DeepCopy()
@@ -163,6 +171,34 @@ func TestConstraintsAcrossClaims(t *testing.T) {
 		constraints: []allocator.CrossClaimConstraint{ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu"}, allocator.ClaimRequest{Claim: "nic"})},
 		allocated:   []*resourceapi.ResourceClaim{ccAllocated(gpuA, "gpu-0"), ccAllocated(nic, "nic-0")},
 		wantErr:     "constraint 0 across claims: device dev.example.com/n/nic-0, allocated to claim nic for request dev, does not meet it",
+	}, {
+		name:   "a device chosen elsewhere fixes a match's value without being taken",
+		slices: gpuNIC, claims: []*resourceapi.ResourceClaim{gpuA},
+		constraints: []allocator.CrossClaimConstraint{withChosen(ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu"}), "nic-0")},
+		want:        []string{"gpu-1"},
+	}, {
+		name:   "a device chosen elsewhere may be the one the claim takes",
+		slices: gpuNIC, claims: []*resourceapi.ResourceClaim{gpuA},
+		constraints: []allocator.CrossClaimConstraint{withChosen(ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu"}), "gpu-0")},
+		want:        []string{"gpu-0"},
+	}, {
+		name:        "devices chosen elsewhere take their values from a distinct's",
+		slices:      ccSlices(ccDevice{"gpu-0", "gpu", "pci-a", 0}, ccDevice{"gpu-1", "gpu", "pci-a", 0}, ccDevice{"gpu-2", "gpu", "pci-b", 1}),
+		claims:      []*resourceapi.ResourceClaim{gpuA},
+		constraints: []allocator.CrossClaimConstraint{withChosen(ccDistinct(ubAttrName("numa"), allocator.ClaimRequest{Claim: "gpu"}), "gpu-0")},
+		want:        []string{"gpu-2"},
+	}, {
+		name:        "a device chosen elsewhere without the attribute fails on every node",
+		slices:      ccSlices(ccDevice{"gpu-0", "gpu", "", 0}, ccDevice{"gpu-1", "gpu", "pci-a", 0}),
+		claims:      []*resourceapi.ResourceClaim{gpuA},
+		constraints: []allocator.CrossClaimConstraint{withChosen(ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu"}), "gpu-0")},
+		wantErr:     "constraint 0 across claims: device dev.example.com/n/gpu-0, chosen elsewhere, does not meet it",
+	}, {
+		name:        "a device chosen elsewhere that no slice has fails on every node",
+		slices:      gpuNIC,
+		claims:      []*resourceapi.ResourceClaim{gpuA},
+		constraints: []allocator.CrossClaimConstraint{withChosen(ccMatch(pcieRoot, allocator.ClaimRequest{Claim: "gpu"}), "gone")},
+		wantErr:     "constraint 0 across claims: device dev.example.com/n/gone, chosen elsewhere, is in no slice",
 	}, {
 		name:     "with list-typed attributes, matchAttribute across claims keeps a common element",
 		features: withLists(defaultFeatures),
