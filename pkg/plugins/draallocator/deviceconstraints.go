@@ -89,15 +89,16 @@ func (s *stateData) fixedChoices() []*resourceapi.ResourceClaim {
 	return out
 }
 
-// checkFixedChoices fails a pod whose allocated claims (fixedChoices)
-// break its constraints across claims by themselves, on every node
-// (crossclaims.CheckFixed, which kubectl dra explain shares). It syncs
-// the inventory, where the devices are looked up.
-func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *stateData, constraints []allocator.CrossClaimConstraint) *fwk.Status {
-	fixed := s.fixedChoices()
-	if len(constraints) == 0 || len(fixed) == 0 {
+// checkFixedChoices fails a pod whose allocated claims, and its group's
+// (crossConstraints.fixed), break its constraints across claims by
+// themselves, on every node (crossclaims.CheckFixed, which kubectl dra
+// explain shares). It syncs the inventory, where the devices are looked
+// up.
+func (pl *DRAAllocator) checkFixedChoices(ctx context.Context, pod *v1.Pod, s *stateData) *fwk.Status {
+	if s.cross == nil || len(s.cross.fixed) == 0 {
 		return nil
 	}
+	constraints, fixed := s.cross.all(), s.cross.fixed
 	logger := klog.FromContext(ctx)
 	if err := pl.feed.sync(ctx); err != nil {
 		return statusError(logger, err)
@@ -142,16 +143,22 @@ func (pl *DRAAllocator) deviceConstraintsUnmet(ctx context.Context, s *stateData
 	return "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node " + node.Name + ": its claims fit there without them", true
 }
 
-// withMembersDeviceConstraints returns the pod's allocator for its group's
-// joint plan: with the device constraints of every pod of the group
-// (pods), each over its own claims, so that the plan puts no member where
-// its own Filter would refuse it; the allocator itself when no pod has
-// any. A pod whose annotation is wrong adds none: its own PreFilter fails
-// it.
-func (pl *DRAAllocator) withMembersDeviceConstraints(s *stateData, pods map[types.UID]*v1.Pod) *allocator.Allocator {
-	var constraints []allocator.CrossClaimConstraint
-	var fixed []*resourceapi.ResourceClaim
+// membersCrossConstraints are the constraints across claims of the
+// pod's group's joint plan: the group's (s.cross), and the device
+// constraints of every pod of the group (pods), each over its own claims,
+// so that the plan puts no member where its own Filter would refuse it.
+// nil when there are none. A pod whose annotation is wrong adds none: its
+// own PreFilter fails it.
+func (pl *DRAAllocator) membersCrossConstraints(s *stateData, pods map[types.UID]*v1.Pod) *crossConstraints {
+	out := &crossConstraints{}
 	seen := sets.New[types.UID]()
+	if s.cross != nil {
+		out.group = s.cross.group
+		for _, c := range s.cross.fixed {
+			seen.Insert(c.UID)
+			out.fixed = append(out.fixed, c)
+		}
+	}
 	for _, uid := range slices.Sorted(maps.Keys(pods)) {
 		p := pods[uid]
 		if _, found := p.Annotations[deviceconstraints.Annotation]; !found {
@@ -165,20 +172,40 @@ func (pl *DRAAllocator) withMembersDeviceConstraints(s *stateData, pods map[type
 		if err != nil {
 			continue
 		}
-		constraints = append(constraints, own...)
+		out.own = append(out.own, own...)
 		for _, c := range claims {
 			if c.Status.Allocation != nil && !seen.Has(c.UID) {
 				seen.Insert(c.UID)
-				fixed = append(fixed, c)
+				out.fixed = append(out.fixed, c)
 			}
 		}
 	}
-	if len(constraints) == 0 {
+	if len(out.own)+len(out.group) == 0 {
+		return nil
+	}
+	return out
+}
+
+// planAllocator is the pod's allocator for its group's joint plan with
+// the members' constraints (membersCrossConstraints), the group's as
+// given: s.alloc without any.
+func (s *stateData) planAllocator(members *crossConstraints, group []allocator.CrossClaimConstraint) *allocator.Allocator {
+	if members == nil {
 		return s.alloc
 	}
 	base := s.alloc
 	if s.unconstrained != nil {
 		base = s.unconstrained
 	}
-	return base.WithCrossClaimConstraints(constraints, fixed)
+	return base.WithCrossClaimConstraints(append(slices.Clip(members.own), group...), members.fixed)
+}
+
+// takePlanChoice gives the pod's allocator the value its group's plan
+// chose for a match across nodes.
+func (s *stateData) takePlanChoice(choice *groupMatchChoice) {
+	if choice == nil || s.cross == nil || s.unconstrained == nil {
+		return
+	}
+	s.cross.group = choice.with(s.cross.group)
+	s.alloc = s.unconstrained.WithCrossClaimConstraints(s.cross.all(), s.cross.fixed)
 }

@@ -30,7 +30,10 @@ limitations under the License.
 //	PreFilter           prefilter.go      w stateData (every field), joins groupState;
 //	                    deviceconstraints.go  r the pod's annotation; w stateData.alloc,
 //	                                      unconstrained (with and without its constraints)
-//	                    gangplan.go       w gangPlan (first pod of a placement)
+//	                    deviceconstraintsgroup.go  r the PodGroup's annotation, the
+//	                                      group's claims; w stateData.cross
+//	                    gangplan.go       w gangPlan (first pod of a placement; its
+//	                                      choice for a group's match across nodes)
 //	                    groupbudget.go    w groupBudget (the pod-group cycle's first plan)
 //	                    gangpreemption.go w gangPreemptionEntry (first to ask), seenNodeInfos
 //	AddPod, RemovePod   preemption.go     r stateData.alloc; w dryRun (this clone's),
@@ -152,7 +155,12 @@ limitations under the License.
 //     PreFilter (pkg/deviceconstraints), names claims by their
 //     ResourceClaims and becomes constraints of the pod's allocator
 //     (allocator.WithCrossClaimConstraints), its allocated claims fixed
-//     choices; a wrong value fails PreFilter with a Warning event.
+//     choices; a wrong value fails PreFilter with a Warning event. On a
+//     PodGroup (deviceconstraintsgroup.go) the annotation ties the named
+//     requests of every pod of the group, the group's allocated and
+//     in-flight claims fixed choices; the joint plan tries values for a
+//     match across nodes, one device chosen elsewhere each, and its
+//     members' allocators take the plan's.
 //   - DRA-backed extended resources (extended.go, DRAExtendedResource):
 //     a pod's extended resource that a DeviceClass provides gets an
 //     in-memory claim in PreFilter, allocated with the pod's other claims;

@@ -76,6 +76,9 @@ type gangPlan struct {
 	// constraint); answer is what the plan found there.
 	domain topologyDomain
 	answer string
+	// choice is the value the plan chose for the group's match across
+	// nodes (deviceconstraintsgroup.go); nil for none.
+	choice *groupMatchChoice
 
 	mu sync.RWMutex
 	// placed are the members the cycle placed (trial-reserved).
@@ -109,6 +112,7 @@ func (pl *DRAAllocator) joinGangPlan(ctx context.Context, cs fwk.CycleState, pod
 	if plan.short != "" {
 		return statusUnresolvable(logger, plan.short, "pod", klog.KObj(pod))
 	}
+	s.takePlanChoice(plan.choice)
 	s.gang = &gangMember{plan: plan, uid: pod.UID}
 	return nil
 }
@@ -223,13 +227,13 @@ func (pl *DRAAllocator) planGang(ctx context.Context, cs fwk.CycleState, pod *v1
 	}
 	planCtx, cancel, budget := pl.groupPlanContext(ctx, cs.GetPodGroupSchedulingCycle())
 	defer cancel()
-	alloc := pl.withMembersDeviceConstraints(s, pods)
-	var result allocator.GangPlan
-	if s.gangPreemption != nil {
-		result, err = planFreeFirst(planCtx, pl.freeNow(cs), alloc, members)
-	} else {
-		result, err = alloc.PlanGang(planCtx, members, 0)
-	}
+	result, choice, err := pl.planGroupDevices(s, pods, nodes, func(alloc *allocator.Allocator) (allocator.GangPlan, error) {
+		if s.gangPreemption != nil {
+			return planFreeFirst(planCtx, pl.freeNow(cs), alloc, members)
+		}
+		return alloc.PlanGang(planCtx, members, 0)
+	})
+	plan.choice = choice
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		plan.short = fmt.Sprintf("pod group %s: planning its devices took longer than the %v allowed (groupPlanTimeout) in this attempt; it is tried again later",
 			plan.group, budget)

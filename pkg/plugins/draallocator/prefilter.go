@@ -138,7 +138,14 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 	if st != nil {
 		return nil, st
 	}
-	if st := pl.checkFixedChoices(ctx, pod, s, constraints); st != nil {
+	groupConstraints, groupFixed, st := pl.groupDeviceConstraints(ctx, pod, claims, entries)
+	if st != nil {
+		return nil, st
+	}
+	if len(constraints)+len(groupConstraints) > 0 {
+		s.cross = &crossConstraints{own: constraints, group: groupConstraints, fixed: append(s.fixedChoices(), groupFixed...)}
+	}
+	if st := pl.checkFixedChoices(ctx, pod, s); st != nil {
 		return nil, st
 	}
 	if len(s.toAllocateClaims) == 0 && s.ext == nil {
@@ -165,9 +172,9 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		s.fit = pl.fitInRerun
 	}
 	s.alloc = pl.keptToAttributeDomain(cs, s.unrestricted)
-	if len(constraints) > 0 {
+	if s.cross != nil {
 		s.unconstrained = s.alloc
-		s.alloc = s.alloc.WithCrossClaimConstraints(constraints, s.fixedChoices())
+		s.alloc = s.alloc.WithCrossClaimConstraints(s.cross.all(), s.cross.fixed)
 	}
 	if st := pl.joinGangPlan(ctx, cs, pod, s); st != nil {
 		return nil, st

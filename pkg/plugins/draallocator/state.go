@@ -62,8 +62,10 @@ type stateData struct {
 	alloc, unrestricted *allocator.Allocator
 	// unconstrained is alloc without the pod's device constraints
 	// (deviceconstraints.go), to tell where they alone keep the claims off
-	// a node; nil when the pod has none.
+	// a node; nil when the pod has none. cross are those constraints, its
+	// own and its group's (deviceconstraintsgroup.go).
 	unconstrained *allocator.Allocator
+	cross         *crossConstraints
 	// fit is Filter's claimsFitter: fitClaims unless PreFilter chose
 	// another (a pod group preemption's re-run: fitInRerun).
 	fit claimsFitter
