@@ -17,8 +17,10 @@ limitations under the License.
 package explain
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -31,7 +33,9 @@ import (
 // Device constraints across a pod's claims: the pod's
 // dra-scheduler.io/device-constraints annotation, which the plugin's
 // PreFilter reads (crossclaims.Of, shared with it) and gives to the pod's
-// allocator, its allocated claims as fixed choices. A wrong annotation,
+// allocator, its allocated claims as fixed choices; and its PodGroup's
+// (crossclaims.OfGroup), over the group's pods' claims, their allocated
+// ones fixed choices too. A wrong annotation,
 // or allocated claims that break it by themselves, is a problem of the
 // pod, with the scheduler's message. Nodes where the claims would fit but
 // for the constraints say so.
@@ -77,6 +81,11 @@ func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []C
 	if x.constraints, err = crossclaims.Of(pod, objs, podClaims); err != nil {
 		return crossClaims{}, err.Error(), nil
 	}
+	group, fixed, err := c.groupDeviceConstraints(pod, objs, podClaims)
+	if err != nil {
+		return crossClaims{}, err.Error(), nil
+	}
+	x.constraints, x.fixed = append(x.constraints, group...), append(x.fixed, fixed...)
 	broken, err := crossclaims.CheckFixed(ctx, c.allocator(c.state), x.constraints, x.fixed)
 	switch {
 	case err != nil:
@@ -85,6 +94,59 @@ func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []C
 		return crossClaims{}, broken, nil
 	}
 	return x, "", nil
+}
+
+// groupDeviceConstraints reads the device constraints of pod's PodGroup
+// over the claims of every pod of the group the input holds (pod's are
+// claims, of the pod claims podClaims) as the plugin's PreFilter does,
+// with the group's other allocated claims as fixed choices; none when the
+// group has none. The error is the scheduler's message for a wrong value.
+func (c *Cluster) groupDeviceConstraints(pod *v1.Pod, claims []*resourceapi.ResourceClaim, podClaims []string) ([]allocator.CrossClaimConstraint, []*resourceapi.ResourceClaim, error) {
+	sg := pod.Spec.SchedulingGroup
+	if sg == nil || sg.PodGroupName == nil {
+		return nil, nil, nil
+	}
+	pg := c.podGroup(pod.Namespace, *sg.PodGroupName)
+	if pg == nil {
+		return nil, nil, nil
+	}
+	if _, found := pg.Annotations[deviceconstraints.Annotation]; !found {
+		return nil, nil, nil
+	}
+	members := []crossclaims.Member{{Pod: pod, Claims: claims, PodClaims: podClaims}}
+	var fixed []*resourceapi.ResourceClaim
+	seen := map[string]bool{}
+	for _, claim := range claims {
+		seen[claim.Name] = true
+	}
+	for _, p := range c.objs.Pods {
+		if p.UID == pod.UID || !memberOf(p, pod.Namespace, *sg.PodGroupName) {
+			continue
+		}
+		resolved, problems := c.podClaims(p)
+		if len(problems) > 0 {
+			continue // the scheduler's view of it: no member yet
+		}
+		m := crossclaims.Member{Pod: p}
+		for _, cl := range resolved {
+			if cl.obj == nil {
+				continue
+			}
+			m.Claims, m.PodClaims = append(m.Claims, cl.obj), append(m.PodClaims, cl.PodClaim)
+			if cl.State == ClaimAllocated && !seen[cl.obj.Name] {
+				seen[cl.obj.Name] = true
+				fixed = append(fixed, cl.obj)
+			}
+		}
+		members = append(members, m)
+	}
+	// The scheduler takes the group's other pods in UID order.
+	slices.SortFunc(members[1:], func(a, b crossclaims.Member) int { return cmp.Compare(a.Pod.UID, b.Pod.UID) })
+	group, err := crossclaims.OfGroup(pg, members)
+	if err != nil {
+		return nil, nil, err
+	}
+	return group, fixed, nil
 }
 
 // unconstrainedFit reports whether q's claims fit on node with plain, the

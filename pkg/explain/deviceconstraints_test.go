@@ -20,11 +20,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	schedulingapi "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
@@ -315,4 +319,54 @@ func TestAClaimTheAnnotationNamesIsCheckedOnlyOnceItResolves(t *testing.T) {
 	if !strings.HasPrefix(r.Verdict, "the scheduler cannot try any node: "+want[0]) {
 		t.Errorf("verdict %q", r.Verdict)
 	}
+}
+
+// railGroup is pcieCluster(false) with a second NIC on node-1 (nic-1, on
+// pci-c), and PodGroup "train" whose annotation is value; its pod "sib",
+// bound to node-2, holds node-2's NIC (pci-c) through claim sib-nic. It
+// returns the pod of the group to explain: p, with claims gpu and nic.
+func railGroup(value string) (*clusterstate.Objects, *v1.Pod) {
+	objs := pcieCluster(false)
+	extra := objects.MakeSlice("node-1-nic-1", nic, "node-1").Device("nic-1", nil).Attribute(pcieRoot, "pci-c").Obj()
+	extra.Spec.Pool.Name = "node-1-extra"
+	objs.Slices = append(objs.Slices, extra)
+	pg := &schedulingapi.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: ns, Annotations: map[string]string{deviceconstraints.Annotation: value}}}
+	objs.PodGroups = append(objs.PodGroups, pg)
+	sib := objects.MakePod("sib", ns).Claim("nic", "sib-nic").Obj()
+	sib.UID, sib.Spec.NodeName, sib.Status.Phase = "uid-sib", "node-2", v1.PodRunning
+	sib.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+	objs.Pods = append(objs.Pods, sib)
+	objs.Claims = append(objs.Claims, objects.Claim("sib-nic", ns, objects.ClaimSpec("net", nic, 1)))
+	allocate(objs, "sib-nic", nic, "node-2", "nic-0")
+	pod := gpuAndNIC("")
+	pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+	return objs, pod
+}
+
+func TestAPodGroupsDeviceConstraintsTieAPodToItsSiblingsDevices(t *testing.T) {
+	t.Run("a NIC tied to the group's takes the one on its sibling's root", func(t *testing.T) {
+		objs, pod := railGroup(`[{"requests": ["nic/net"], "matchAttribute": "` + pcieRoot + `"}]`)
+		r := explainPod(t, objs, pod)
+		if len(r.Problems) > 0 {
+			t.Fatalf("problems %q", r.Problems)
+		}
+		if len(r.Now.Candidates) == 0 || !slices.Contains(r.Now.Candidates[0].Devices, "nic/net: nic.example.com/node-1-extra/nic-1") {
+			t.Errorf("candidates %+v, want the first with node-1's nic-1, on pci-c as its sibling's", r.Now.Candidates)
+		}
+	})
+	t.Run("without the group's annotation the NIC is the node's first", func(t *testing.T) {
+		objs, pod := railGroup(`[]`)
+		r := explainPod(t, objs, pod)
+		if len(r.Now.Candidates) == 0 || !slices.Contains(r.Now.Candidates[0].Devices, "nic/net: nic.example.com/node-1/nic-0") {
+			t.Errorf("candidates %+v, want the first with node-1's nic-0", r.Now.Candidates)
+		}
+	})
+	t.Run("a wrong annotation on the PodGroup is a problem of the pod, with the scheduler's message", func(t *testing.T) {
+		objs, pod := railGroup(`[{"requests": ["nic/nett"], "matchAttribute": "` + pcieRoot + `"}]`)
+		r := explainPod(t, objs, pod)
+		want := "PodGroup " + ns + "/train: pod p: " + annPrefix + `constraint 0: requests[0] "nic/nett": claim nic has no request nett (it has: net)`
+		if len(r.Problems) != 1 || !strings.HasPrefix(r.Problems[0], want) || !strings.Contains(r.Problems[0], "pod sib: ") {
+			t.Fatalf("problems %q, want one starting %q and naming the sibling too", r.Problems, want)
+		}
+	})
 }
