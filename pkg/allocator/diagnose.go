@@ -23,6 +23,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/utils/ptr"
 )
 
@@ -68,6 +69,9 @@ type RequestReport struct {
 	// matching device.
 	Need int
 	DeviceCounts
+	// UsableDevices are the devices DeviceCounts.Usable counts, in the
+	// node's order.
+	UsableDevices []structured.DeviceID
 }
 
 // Diagnosis is what claims find on one node: the devices Allocate picks
@@ -127,7 +131,7 @@ func (a *Allocator) countRequests(ctx context.Context, node *v1.Node, claims []*
 					return nil, fmt.Errorf("request %s of claim %d: evaluating selectors: %w", r.name(), ci, ctx.Err())
 				}
 				rep := RequestReport{Claim: ci, Request: r.name(), Class: r.class.Name, Selectors: r.describeSelectors()}
-				rep.DeviceCounts = c.countDevices(r, sel)
+				rep.DeviceCounts, rep.UsableDevices = c.countDevices(r, sel)
 				rep.Need = r.numDevices
 				if r.mode == resourceapi.DeviceAllocationModeAll {
 					rep.Need = rep.Matching
@@ -159,9 +163,11 @@ func (r *request) describeSelectors() []string {
 }
 
 // countDevices sorts the devices sel matches for r by what keeps them
-// from being taken, with the allocated state the allocator started from.
-func (c *call) countDevices(r *request, sel *selection) DeviceCounts {
+// from being taken, with the allocated state the allocator started from,
+// and lists the usable ones.
+func (c *call) countDevices(r *request, sel *selection) (DeviceCounts, []structured.DeviceID) {
 	var n DeviceCounts
+	var usable []structured.DeviceID
 	for i, ok := sel.match.NextSet(0); ok; i, ok = sel.match.NextSet(i + 1) {
 		n.Matching++
 		switch c.blocker(r, i) {
@@ -177,9 +183,11 @@ func (c *call) countDevices(r *request, sel *selection) DeviceCounts {
 			n.CapacityExhausted++
 		default:
 			n.Usable++
+			d := c.view.Devices[i]
+			usable = append(usable, structured.MakeDeviceID(d.Driver, d.Pool, d.Spec.Name))
 		}
 	}
-	return n
+	return n, usable
 }
 
 // deviceBlocker is what keeps a matching device from a request.

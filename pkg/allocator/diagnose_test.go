@@ -207,7 +207,8 @@ func TestDiagnoseReportsEveryAlternativeOfAFirstAvailableRequest(t *testing.T) {
 		{Request: "req/big", Class: diagDriver, Selectors: []string{`device.attributes["diag.example.com"].size == "big"`}, Need: 1,
 			DeviceCounts: allocator.DeviceCounts{Matching: 1, Allocated: 1}},
 		{Request: "req/any", Class: diagDriver, Selectors: []string{`device.driver == "diag.example.com"`}, Need: 2,
-			DeviceCounts: allocator.DeviceCounts{Matching: 2, Allocated: 1, Usable: 1}},
+			DeviceCounts:  allocator.DeviceCounts{Matching: 2, Allocated: 1, Usable: 1},
+			UsableDevices: []structured.DeviceID{structured.MakeDeviceID(diagDriver, diagNode, "small")}},
 	}
 	if !reflect.DeepEqual(d.Requests, want) {
 		t.Errorf("requests\n%+v\nwant\n%+v", d.Requests, want)

@@ -367,7 +367,7 @@ func (c *call) explainRequest(r *request) (e Explanation, ok bool) {
 	if sel.interrupted {
 		return Explanation{}, false
 	}
-	n := c.countDevices(r, sel)
+	n, _ := c.countDevices(r, sel)
 	need := r.numDevices
 	if r.mode == resourceapi.DeviceAllocationModeAll {
 		need = n.Matching

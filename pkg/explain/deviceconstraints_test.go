@@ -214,6 +214,9 @@ func TestWhereNoNodeFitsTheNodesTheDeviceConstraintsFailOnNameThem(t *testing.T)
 		wantEmpty   []string
 		wantNotMet  int // nodes with nothing allocated that fail only by the constraints
 		wantVerdict string
+		// wantClosest is what came closest on each node where only the
+		// constraints fail now.
+		wantClosest map[string]string
 	}{
 		{
 			name: "a taken NIC on the shared root leaves the other node, which fails by the constraints",
@@ -229,6 +232,7 @@ func TestWhereNoNodeFitsTheNodesTheDeviceConstraintsFailOnNameThem(t *testing.T)
 			wantEmpty:   []string{"node-2"},
 			wantNotMet:  1, // node-1
 			wantVerdict: "fits on no node now, but on 1 of 2 nodes with nothing allocated",
+			wantClosest: map[string]string{"node-1": "matchAttribute " + pcieRoot + ": gpu/gpu on pci-a, nic/net on pci-b"},
 		},
 		{
 			name: "no node with a shared root fails everywhere by the constraints, even with nothing allocated",
@@ -240,6 +244,10 @@ func TestWhereNoNodeFitsTheNodesTheDeviceConstraintsFailOnNameThem(t *testing.T)
 			wantNotMet: 2,
 			wantVerdict: "fits on none of 2 nodes, even with nothing allocated: its device constraints (annotation " + deviceconstraints.Annotation +
 				") cannot be met on the 2 nodes where its claims would fit without them",
+			wantClosest: map[string]string{
+				"node-1": "matchAttribute " + pcieRoot + ": gpu/gpu on pci-a, nic/net on pci-b",
+				"node-2": "matchAttribute " + pcieRoot + ": gpu/gpu on pci-c, nic/net on pci-d",
+			},
 		},
 		{
 			name: "an allocated NIC fixes the root the GPU must be on",
@@ -256,6 +264,7 @@ func TestWhereNoNodeFitsTheNodesTheDeviceConstraintsFailOnNameThem(t *testing.T)
 			wantNotMet: 1,
 			wantVerdict: "fits on none of 2 nodes, even with nothing allocated: its device constraints (annotation " + deviceconstraints.Annotation +
 				") cannot be met on the 1 node where its claims would fit without them",
+			wantClosest: map[string]string{"node-1": "matchAttribute " + pcieRoot + ": gpu/gpu on pci-a, nic/net (allocated) on pci-b"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,6 +284,26 @@ func TestWhereNoNodeFitsTheNodesTheDeviceConstraintsFailOnNameThem(t *testing.T)
 			}
 			if !strings.HasPrefix(r.Verdict, tc.wantVerdict) {
 				t.Errorf("verdict %q, want it to start with %q", r.Verdict, tc.wantVerdict)
+			}
+			closest := map[string]string{}
+			for _, g := range r.Now.NotFit {
+				for _, ex := range g.Examples {
+					if ex.Closest != "" {
+						closest[ex.Node] = ex.Closest
+					}
+				}
+			}
+			if !reflect.DeepEqual(closest, tc.wantClosest) {
+				t.Errorf("closest %q, want %q", closest, tc.wantClosest)
+			}
+			var text bytes.Buffer
+			if err := r.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			for node, want := range tc.wantClosest {
+				if !strings.Contains(text.String(), node+": closest: "+want+"\n") {
+					t.Errorf("the text does not say what came closest on %s:\n%s", node, text.String())
+				}
 			}
 		})
 	}

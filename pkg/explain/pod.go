@@ -29,6 +29,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints/crossclaims"
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
@@ -107,6 +108,10 @@ const maxExamples = 3
 type NodeDetail struct {
 	Node     string         `json:"node"`
 	Requests []RequestCount `json:"requests,omitempty"`
+	// Closest says, where only the device constraints fail, what came
+	// closest: the first constraint that fails there on its own and the
+	// values its requests could have (crossclaims.Closest).
+	Closest string `json:"closest,omitempty"`
 }
 
 // RequestCount is one request's devices on one node (allocator.RequestReport
@@ -216,7 +221,7 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 	a := q.cross.on(plain)
 	ans := Answer{Nodes: len(c.nodes), FitNodes: []string{}}
 	groups := map[string]*ReasonGroup{}
-	fail := func(node, reason string, requests []RequestCount) {
+	fail := func(node, reason string, requests []RequestCount, closest ...func() (string, error)) error {
 		g := groups[reason]
 		if g == nil {
 			g = &ReasonGroup{Reason: reason}
@@ -224,8 +229,16 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 		}
 		g.Count++
 		if len(g.Examples) < maxExamples {
-			g.Examples = append(g.Examples, NodeDetail{Node: node, Requests: requests})
+			ex := NodeDetail{Node: node, Requests: requests}
+			for _, f := range closest {
+				var err error
+				if ex.Closest, err = f(); err != nil {
+					return err
+				}
+			}
+			g.Examples = append(g.Examples, ex)
 		}
+		return nil
 	}
 	for _, node := range c.nodes {
 		if reason := q.nodeCheck.Reject(node); reason != "" {
@@ -250,11 +263,17 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 			if err != nil {
 				return Answer{}, err
 			}
-			if onlyConstraints {
-				reason += "; " + constraintsNotMet
-				ans.ConstraintsNotMet++
+			if !onlyConstraints {
+				fail(node.Name, reason, q.counts(d.Requests))
+				continue
 			}
-			fail(node.Name, reason, q.counts(d.Requests))
+			ans.ConstraintsNotMet++
+			closest := func() (string, error) {
+				return crossclaims.Closest(ctx, plain, c.inv, node, q.claims, q.cross.constraints, q.cross.fixed, q.podClaimOf())
+			}
+			if err := fail(node.Name, reason+"; "+constraintsNotMet, q.counts(d.Requests), closest); err != nil {
+				return Answer{}, err
+			}
 			continue
 		}
 		nodeResources, err := c.nodeResources(q, node, d.Results)
@@ -287,6 +306,18 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 		return ans.NotFit[i].Reason < ans.NotFit[j].Reason
 	})
 	return ans, nil
+}
+
+// podClaimOf maps the ResourceClaims asked about, and the allocated
+// ones, to their pod claims.
+func (q question) podClaimOf() map[string]string {
+	out := make(map[string]string, len(q.all))
+	for _, cl := range q.all {
+		if cl.obj != nil {
+			out[cl.obj.Name] = cl.PodClaim
+		}
+	}
+	return out
 }
 
 // counts names the claims of the allocator's request reports.

@@ -97,6 +97,9 @@ func writeAnswer(w io.Writer, title string, a Answer) {
 			for _, rc := range ex.Requests {
 				fmt.Fprintf(w, "      %s: claim %s, request %s (class %s): %s\n", ex.Node, rc.Claim, rc.Request, rc.Class, rc.describe())
 			}
+			if ex.Closest != "" {
+				fmt.Fprintf(w, "      %s: closest: %s\n", ex.Node, ex.Closest)
+			}
 		}
 	}
 }

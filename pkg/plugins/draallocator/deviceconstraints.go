@@ -143,6 +143,30 @@ func (pl *DRAAllocator) deviceConstraintsUnmet(ctx context.Context, s *stateData
 	return "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node " + node.Name + ": its claims fit there without them", true
 }
 
+// maxClosestNodes is how many nodes of a cycle say what came closest.
+const maxClosestNodes = 8
+
+// closestOn is what came closest on a node where only the pod's device
+// constraints fail (crossclaims.Closest, which kubectl dra explain
+// shares), as "; closest: ..." for the node's reason; "" past the first
+// maxClosestNodes nodes of the cycle, which are enough to read.
+func (pl *DRAAllocator) closestOn(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.Node, claims []*resourceapi.ResourceClaim, change allocator.WhatIf) string {
+	if s.cross == nil || s.cross.described.Add(1) > maxClosestNodes {
+		return ""
+	}
+	podClaims := make(map[string]string, len(s.claims))
+	for i, c := range s.claims {
+		if i < len(pod.Spec.ResourceClaims) {
+			podClaims[c.claim.Name] = pod.Spec.ResourceClaims[i].Name
+		}
+	}
+	closest, err := crossclaims.Closest(ctx, s.unconstrained.WhatIf(change), pl.feed.inv, node, claims, s.cross.all(), s.cross.fixed, podClaims)
+	if err != nil || closest == "" {
+		return ""
+	}
+	return "; closest: " + closest
+}
+
 // membersCrossConstraints are the constraints across claims of the
 // pod's group's joint plan: the group's (s.cross), and the device
 // constraints of every pod of the group (pods), each over its own claims,

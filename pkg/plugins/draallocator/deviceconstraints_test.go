@@ -172,7 +172,8 @@ func TestANodeWhereOnlyTheDeviceConstraintsFailSaysSo(t *testing.T) {
 		t.Fatalf("PreFilter: %v", st)
 	}
 	status := h.plugins[0].Filter(h.ctx, c.state, pod, h.nodes[1])
-	want := "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node node-2: its claims fit there without them"
+	want := "the pod's device constraints (annotation " + deviceconstraints.Annotation + ") are not met on node node-2: its claims fit there without them" +
+		"; closest: matchAttribute " + pcieRootAttribute + ": gpu/dev on pci-c, nic/dev on pci-d"
 	if status.IsSuccess() || !strings.Contains(status.Message(), want) {
 		t.Errorf("Filter on node-2: %v, want a refusal saying %q", status, want)
 	}

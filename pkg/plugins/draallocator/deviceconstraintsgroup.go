@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -63,6 +64,9 @@ const maxGroupMatchValues = 32
 type crossConstraints struct {
 	own, group []allocator.CrossClaimConstraint
 	fixed      []*resourceapi.ResourceClaim
+	// described counts the nodes Filter said what came closest on
+	// (closestOn).
+	described atomic.Int32
 }
 
 // all are the constraints the pod's allocator honours.

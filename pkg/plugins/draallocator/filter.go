@@ -195,8 +195,11 @@ func (pl *DRAAllocator) fitClaims(ctx context.Context, _ fwk.CycleState, s *stat
 			deadline = start.Add(timeout)
 		}
 		reason, unmet := pl.deviceConstraintsUnmet(ctx, s, node, claims, change, timeout)
-		if !unmet {
+		switch {
+		case !unmet:
 			reason = s.alloc.WhatIf(change).ExplainBefore(ctx, node, claims, deadline).String()
+		case d == nil || len(d.removed) == 0: // a dry run's reason is not read
+			reason += pl.closestOn(ctx, s, pod, node, claims, change)
 		}
 		// A preemption dry run's answer is only read as fits or not.
 		if (d == nil || len(d.removed) == 0) && pl.preemptionMayHelp(ctx, s, pod, nodeInfo, claims, change.Take) {
