@@ -28,6 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 
+	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
 	"github.com/dra-scheduler/dra-scheduler/pkg/schedulerapp"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
@@ -121,6 +122,30 @@ func TestListTypeAttributes(t *testing.T) {
 	})
 	if got, want := results(claim), "dev="+driver+"/node-1/dev-a dev="+driver+"/node-1/dev-c"; got != want {
 		t.Errorf("linked-1's claim results %s, want %s (the only two devices whose links intersect)", got, want)
+	}
+
+	// The same match across two claims of one device each, by the
+	// device-constraints annotation: the second claim skips dev-b, whose
+	// links share nothing with dev-a's.
+	e.deletePods([]string{"linked-1"})
+	single := objects.ClaimTemplate("single", e.ns, "dev", driver, 1)
+	single.Spec.Spec.Devices.Requests[0].Exactly.Selectors = linked.Spec.Spec.Devices.Requests[0].Exactly.Selectors
+	e.create(single)
+	pod := objects.MakePod("linked-across", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("one", "single").ClaimFromTemplate("two", "single").Obj()
+	pod.Annotations = map[string]string{deviceconstraints.Annotation: `[{"matchAttribute": "` + driver + `/links"}]`}
+	e.create(pod)
+	e.waitScheduled(pod.Name)
+	var got []string
+	for _, pc := range []string{"one", "two"} {
+		c := e.generatedClaim(pod.Name, pc)
+		e.waitFor("claim "+pc+" of linked-across allocated", func() (bool, string) {
+			c = e.generatedClaim(pod.Name, pc)
+			return c.Status.Allocation != nil, results(c)
+		})
+		got = append(got, results(c))
+	}
+	if want := []string{"dev=" + driver + "/node-1/dev-a", "dev=" + driver + "/node-1/dev-c"}; !slices.Equal(got, want) {
+		t.Errorf("linked-across's claims hold %v, want %v (dev-b's links share nothing with dev-a's)", got, want)
 	}
 }
 

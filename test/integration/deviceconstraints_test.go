@@ -49,13 +49,21 @@ func TestDeviceConstraintsAcrossAPodsClaims(t *testing.T) {
 	kind := func(k string) string { return `device.attributes["` + driver + `"].kind == "` + k + `"` }
 	slice := objects.MakeSlice("n1", driver, "n1")
 	for _, d := range [][3]string{{"gpu-0", "gpu", "pci-a"}, {"gpu-1", "gpu", "pci-b"}, {"nic-0", "nic", "pci-b"}} {
-		slice.Device(d[0], nil).Attribute("kind", d[1])
+		slice.Device(d[0], nil).Attribute("kind", d[1]).Attribute("slot", d[0])
 		root := d[2]
 		slice.Spec.Devices[len(slice.Spec.Devices)-1].Attributes[pcieRoot] = resourceapi.DeviceAttribute{StringValue: &root}
 	}
+	// gpu-first asks for gpu-0 first, else any GPU (firstAvailable).
+	first := objects.ClaimTemplate("gpu-first", e.ns, "accel", driver, 1)
+	first.Spec.Spec.Devices.Requests[0] = resourceapi.DeviceRequest{Name: "accel", FirstAvailable: []resourceapi.DeviceSubRequest{
+		{Name: "slot0", DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+			Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: `device.attributes["` + driver + `"].slot == "gpu-0"`}}}},
+		{Name: "any", DeviceClassName: driver, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: 1,
+			Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{Expression: kind("gpu")}}}},
+	}}
 	e.create(objects.MakeNode("n1").Obj(), objects.DeviceClass(driver, driver), slice.Obj(),
 		objects.ClaimTemplate("gpu", e.ns, "accel", driver, 1, kind("gpu")),
-		objects.ClaimTemplate("nic", e.ns, "net", driver, 1, kind("nic")))
+		objects.ClaimTemplate("nic", e.ns, "net", driver, 1, kind("nic")), first)
 	tied := `[{"requests": ["gpu/accel", "nic/net"], "matchAttribute": "` + pcieRoot + `"}]`
 	annotated := func(pod *v1.Pod, value string) *v1.Pod {
 		if value != "" {
@@ -111,6 +119,31 @@ func TestDeviceConstraintsAcrossAPodsClaims(t *testing.T) {
 		e.waitScheduled(holder.Name)
 		run(t, sharer, "n1/gpu-1")
 		e.deletePods([]string{holder.Name})
+	})
+	t.Run("a firstAvailable request named by its parent falls back to the alternative on the NIC's root", func(t *testing.T) {
+		e.t = t
+		pod := annotated(objects.MakePod("first-available", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "gpu-first").ClaimFromTemplate("nic", "nic").Obj(), tied)
+		run(t, pod, "n1/gpu-1")
+		claim := e.generatedClaim(pod.Name, "gpu")
+		if got := claim.Status.Allocation.Devices.Results[0].Request; got != "accel/any" {
+			t.Errorf("the GPU came from request %s, want accel/any (the first alternative's gpu-0 is off the NIC's root)", got)
+		}
+	})
+	t.Run("without the annotation a firstAvailable request takes its first alternative", func(t *testing.T) {
+		run(t, objects.MakePod("first-available-plain", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "gpu-first").ClaimFromTemplate("nic", "nic").Obj(), "n1/gpu-0")
+	})
+	t.Run("a pod whose GPU on the NIC's root is taken waits, saying what came closest", func(t *testing.T) {
+		e.t = t
+		holder := objects.MakePod("gpu-1-holder", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "gpu-1").Obj()
+		e.create(objects.ClaimTemplate("gpu-1", e.ns, "accel", driver, 1, `device.attributes["`+driver+`"].slot == "gpu-1"`), holder)
+		e.waitScheduled(holder.Name)
+		pod := annotated(objects.MakePod("waits", e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("gpu", "gpu").ClaimFromTemplate("nic", "nic").Obj(), tied)
+		e.create(pod)
+		t.Cleanup(func() { e.t = t; e.deletePods([]string{pod.Name, holder.Name}) })
+		msg := e.waitUnschedulable(pod.Name, "are not met on node n1")
+		if want := "closest: matchAttribute " + pcieRoot + ": gpu/accel on pci-a, nic/net on pci-b"; !strings.Contains(msg, want) {
+			t.Errorf("the pod's message %q does not say %q", msg, want)
+		}
 	})
 	t.Run("a wrong annotation leaves the pod pending saying so, and fixing it schedules the pod", func(t *testing.T) {
 		e.t = t
