@@ -17,6 +17,7 @@ limitations under the License.
 package integration
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -128,4 +129,39 @@ func TestDeviceConstraintsAcrossAPodGroupsPods(t *testing.T) {
 			return false, describeEvents(events)
 		})
 	})
+}
+
+// TestDeviceConstraintsAcrossAPodGroupsPodsHoldPerPlacement: with a rack
+// constraint, each rack the group may take is planned with its own rail.
+// rack-1 (r1-a, r1-b) has one NIC per node, on two rails; rack-2 (r2-a,
+// r2-b, r2-c) one per node on rail-1. A gang of two, one NIC per pod:
+// without the annotation it fills rack-1 (the fuller once placed,
+// MostAllocated); on one rail it goes to rack-2.
+func TestDeviceConstraintsAcrossAPodGroupsPodsHoldPerPlacement(t *testing.T) {
+	e := startTopologyCluster(t, topologyConfig)
+	const driver = "rail.example.com"
+	for _, n := range [][3]string{{"r1-a", "rack-1", "rail-0"}, {"r1-b", "rack-1", "rail-1"}, {"r2-a", "rack-2", "rail-1"}, {"r2-b", "rack-2", "rail-1"}, {"r2-c", "rack-2", "rail-1"}} {
+		e.create(objects.MakeNode(n[0]).Label("rack", n[1]).Obj(),
+			objects.MakeSlice(n[0], driver, n[0]).Device("nic-0", nil).Attribute("rail", n[2]).Obj())
+	}
+	e.create(objects.DeviceClass(driver, driver), objects.ClaimTemplate("nic", e.ns, "net", driver, 1))
+	e.createTopologyGang("train", 2, "rack")
+	pg, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Get(e.ctx, "train", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.Annotations = map[string]string{deviceconstraints.Annotation: `[{"requests": ["nic"], "matchAttribute": "` + driver + `/rail"}]`}
+	if _, err := e.client.SchedulingV1beta1().PodGroups(e.ns).Update(e.ctx, pg, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		pod := objects.MakePod(fmt.Sprintf("train-%d", i), e.ns).Scheduler(schedulerapp.Name).ClaimFromTemplate("nic", "nic").Obj()
+		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("train")}
+		e.create(pod)
+	}
+	for i := range 2 {
+		if pod := e.waitScheduled(fmt.Sprintf("train-%d", i)); !strings.HasPrefix(pod.Spec.NodeName, "r2-") {
+			t.Errorf("pod train-%d is on %s, want a node of rack-2, whose NICs share a rail", i, pod.Spec.NodeName)
+		}
+	}
 }
