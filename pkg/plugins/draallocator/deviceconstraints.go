@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -51,6 +52,23 @@ import (
 // eventInvalidDeviceConstraints is the reason of the Warning event about
 // a wrong annotation.
 const eventInvalidDeviceConstraints = "InvalidDeviceConstraints"
+
+// crossConstraints are a pod's constraints across claims: its own (the
+// pod's annotation) and its group's (the PodGroup's), and the claims they
+// take as fixed choices. PreFilter writes them; the plan may set the
+// group's chosen devices before the cycle's Filter runs.
+type crossConstraints struct {
+	own, group []allocator.CrossClaimConstraint
+	fixed      []*resourceapi.ResourceClaim
+	// described counts the nodes Filter said what came closest on
+	// (closestOn).
+	described atomic.Int32
+}
+
+// all are the constraints the pod's allocator honours.
+func (c *crossConstraints) all() []allocator.CrossClaimConstraint {
+	return append(slices.Clip(c.own), c.group...)
+}
 
 // podDeviceConstraints reads the pod's device constraints and returns them
 // as constraints across the claims (the ResourceClaims of entries, in
@@ -222,14 +240,4 @@ func (s *stateData) planAllocator(members *crossConstraints, group []allocator.C
 		base = s.unconstrained
 	}
 	return base.WithCrossClaimConstraints(append(slices.Clip(members.own), group...), members.fixed)
-}
-
-// takePlanChoice gives the pod's allocator the value its group's plan
-// chose for a match across nodes.
-func (s *stateData) takePlanChoice(choice *groupMatchChoice) {
-	if choice == nil || s.cross == nil || s.unconstrained == nil {
-		return
-	}
-	s.cross.group = choice.with(s.cross.group)
-	s.alloc = s.unconstrained.WithCrossClaimConstraints(s.cross.all(), s.cross.fixed)
 }

@@ -20,7 +20,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -56,23 +55,6 @@ import (
 // maxGroupMatchValues bounds the values a plan tries for a group's
 // matchAttribute across nodes.
 const maxGroupMatchValues = 32
-
-// crossConstraints are a pod's constraints across claims: its own (the
-// pod's annotation) and its group's (the PodGroup's), and the claims they
-// take as fixed choices. PreFilter writes them; the plan may set the
-// group's chosen devices before the cycle's Filter runs.
-type crossConstraints struct {
-	own, group []allocator.CrossClaimConstraint
-	fixed      []*resourceapi.ResourceClaim
-	// described counts the nodes Filter said what came closest on
-	// (closestOn).
-	described atomic.Int32
-}
-
-// all are the constraints the pod's allocator honours.
-func (c *crossConstraints) all() []allocator.CrossClaimConstraint {
-	return append(slices.Clip(c.own), c.group...)
-}
 
 // groupDeviceConstraints reads the device constraints of the pod's
 // PodGroup over the claims of every pod of the group (the pod's are
@@ -223,6 +205,16 @@ func (ch groupMatchChoice) with(group []allocator.CrossClaimConstraint) []alloca
 	out := slices.Clone(group)
 	out[ch.constraint].Chosen = []structured.DeviceID{ch.device}
 	return out
+}
+
+// takePlanChoice gives the pod's allocator the value its group's plan
+// chose for a match across nodes.
+func (s *stateData) takePlanChoice(choice *groupMatchChoice) {
+	if choice == nil || s.cross == nil || s.unconstrained == nil {
+		return
+	}
+	s.cross.group = choice.with(s.cross.group)
+	s.alloc = s.unconstrained.WithCrossClaimConstraints(s.cross.all(), s.cross.fixed)
 }
 
 // planGroupDevices runs plan (PlanGang, or planFreeFirst in a preemption's
