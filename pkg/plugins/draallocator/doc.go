@@ -41,8 +41,9 @@ limitations under the License.
 //	Filter              filter.go,        r stateData, dryRun, gangPlan;
 //	                    gangmember.go     w unavailable, results, nodeStatuses (mu);
 //	                    releasing.go      w stateData.release (once, nominated node)
-//	                    deviceconstraints.go  r stateData.unconstrained (a node where only
-//	                                      the pod's device constraints fail says so)
+//	                    deviceconstraints.go  r stateData.unconstrained, cross (a node where
+//	                                      only the device constraints fail says so, and
+//	                                      what came closest: w cross.described, atomic)
 //	                    gangpreemptionreprieve.go  w results, gangPreemption.memo
 //	                                      (a pod group preemption's reprieve, mu;
 //	                                      PreFilter sets stateData.fit to fitInRerun)
