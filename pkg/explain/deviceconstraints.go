@@ -68,13 +68,13 @@ func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []C
 	var podClaims []string
 	var x crossClaims
 	for _, cl := range claims {
-		if cl.obj == nil || cl.State == ClaimUnusable {
+		if cl.Object == nil || cl.State == ClaimUnusable {
 			continue
 		}
-		objs = append(objs, cl.obj)
+		objs = append(objs, cl.Object)
 		podClaims = append(podClaims, cl.PodClaim)
 		if cl.State == ClaimAllocated {
-			x.fixed = append(x.fixed, cl.obj)
+			x.fixed = append(x.fixed, cl.Object)
 		}
 	}
 	var err error
@@ -129,13 +129,13 @@ func (c *Cluster) groupDeviceConstraints(pod *v1.Pod, claims []*resourceapi.Reso
 		}
 		m := crossclaims.Member{Pod: p}
 		for _, cl := range resolved {
-			if cl.obj == nil {
+			if cl.Object == nil {
 				continue
 			}
-			m.Claims, m.PodClaims = append(m.Claims, cl.obj), append(m.PodClaims, cl.PodClaim)
-			if cl.State == ClaimAllocated && !seen[cl.obj.Name] {
-				seen[cl.obj.Name] = true
-				fixed = append(fixed, cl.obj)
+			m.Claims, m.PodClaims = append(m.Claims, cl.Object), append(m.PodClaims, cl.PodClaim)
+			if cl.State == ClaimAllocated && !seen[cl.Object.Name] {
+				seen[cl.Object.Name] = true
+				fixed = append(fixed, cl.Object)
 			}
 		}
 		members = append(members, m)

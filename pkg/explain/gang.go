@@ -26,6 +26,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
 
 // Gang is the answer for the pod's PodGroup: DRAAllocator places a
@@ -88,13 +90,13 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 				continue
 			}
 			var err error
-			if nc, err = newNodeCheck(p, resolved); err != nil {
+			if nc, err = podshape.NodeCheck(p, resolved, nodecheck.Features{}); err != nil {
 				return nil, err
 			}
 			claims = nil
 			for _, cl := range resolved {
-				if cl.State == ClaimToAllocate || cl.State == ClaimNotCreated {
-					claims = append(claims, cl.obj)
+				if cl.ToAllocate() {
+					claims = append(claims, cl.Object)
 				}
 			}
 		}

@@ -25,7 +25,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 )
@@ -39,17 +38,6 @@ import (
 // noteNodeAllocatable is the caveat of reports that list them.
 const noteNodeAllocatable = "with DRANodeAllocatableResources, candidates list the node cpu, memory and hugepages their devices would take on top of the pod's own requests; whether the node has that much free is not checked"
 
-// sharedMappedClaim is the problem of a claim the scheduler will not share:
-// its devices are node resources and another consumer holds it.
-func (c *Cluster) sharedMappedClaim(pod *v1.Pod, claim *resourceapi.ResourceClaim) string {
-	if !c.settings.NodeAllocatable || claim.Status.Allocation == nil || len(claim.Status.ReservedFor) == 0 ||
-		resourceclaim.IsReservedForPod(pod, claim, c.settings.PodGroupClaims) ||
-		!nodeallocatable.HasMapping(claim.Status.Allocation, c.slices.On(nil)) {
-		return ""
-	}
-	return nodeallocatable.SharingRefused(claim.Name)
-}
-
 // nodeResources describes what the pod's devices would take of the node's
 // resources, its allocated claims' and the results for those to allocate
 // (in q.claims order): "cpu 4", "memory 256Mi". Nil when nothing.
@@ -62,24 +50,24 @@ func (c *Cluster) nodeResources(q question, node *v1.Node, results []resourceapi
 	var claims []nodeallocatable.Claim
 	next := 0 // the next result, for the next claim to allocate
 	for _, cl := range q.all {
-		if cl.obj == nil {
+		if cl.Object == nil {
 			continue
 		}
 		// A claim not created yet has no UID: name it for the lookup.
-		uid := cl.obj.UID
+		uid := cl.Object.UID
 		if uid == "" {
 			uid = types.UID("pod-claim/" + cl.PodClaim)
 		}
 		podClaims[cl.PodClaim] = uid
-		alloc := cl.obj.Status.Allocation
-		if cl.State == ClaimToAllocate || cl.State == ClaimNotCreated {
+		alloc := cl.Object.Status.Allocation
+		if cl.ToAllocate() {
 			if next >= len(results) {
 				return nil, fmt.Errorf("node %s: %d results for more claims", node.Name, len(results))
 			}
 			alloc, next = &results[next], next+1
 		}
 		if nodeallocatable.DeclaresNodeResources(alloc, devices) {
-			claims = append(claims, nodeallocatable.Claim{Ref: v1.ObjectReference{Namespace: cl.obj.Namespace, Name: cl.Name, UID: uid}, Allocation: alloc})
+			claims = append(claims, nodeallocatable.Claim{Ref: v1.ObjectReference{Namespace: cl.Object.Namespace, Name: cl.Name, UID: uid}, Allocation: alloc})
 		}
 	}
 	if len(claims) == 0 {

@@ -31,6 +31,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints"
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints/crossclaims"
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
 
 // PodReport tells why a pod is pending and where it could run.
@@ -166,15 +167,15 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 		r.Verdict = "the scheduler cannot try any node: " + r.Problems[0]
 		return r, nil
 	}
-	nc, err := newNodeCheck(pod, r.Claims)
+	nc, err := podshape.NodeCheck(pod, r.Claims, nodecheck.Features{})
 	if err != nil {
 		return nil, err
 	}
 	var toAllocate []*resourceapi.ResourceClaim
 	var names []string
 	for _, cl := range r.Claims {
-		if cl.State == ClaimToAllocate || cl.State == ClaimNotCreated {
-			toAllocate = append(toAllocate, cl.obj)
+		if cl.ToAllocate() {
+			toAllocate = append(toAllocate, cl.Object)
 			names = append(names, cl.PodClaim)
 		}
 	}
@@ -313,8 +314,8 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 func (q question) podClaimOf() map[string]string {
 	out := make(map[string]string, len(q.all))
 	for _, cl := range q.all {
-		if cl.obj != nil {
-			out[cl.obj.Name] = cl.PodClaim
+		if cl.Object != nil {
+			out[cl.Object.Name] = cl.PodClaim
 		}
 	}
 	return out
@@ -337,7 +338,7 @@ func (q question) counts(reports []allocator.RequestReport) []RequestCount {
 func (q question) devices(results []resourceapi.AllocationResult) []string {
 	var out []string
 	for i, res := range results {
-		for _, d := range describeResults(res.Devices.Results) {
+		for _, d := range podshape.DescribeResults(res.Devices.Results) {
 			out = append(out, q.claimNames[i]+"/"+d)
 		}
 	}

@@ -17,174 +17,49 @@ limitations under the License.
 package explain
 
 import (
-	"errors"
-	"fmt"
-
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/dynamic-resource-allocation/resourceclaim"
+
+	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
+
+// Claim is one entry of the pod's spec.resourceClaims, resolved as the
+// scheduler resolves it (pkg/podshape).
+type Claim = podshape.Claim
 
 // ClaimState says where a pod's claim stands.
-type ClaimState string
+type ClaimState = podshape.ClaimState
 
+// The states of a pod's claim (pkg/podshape).
 const (
-	// ClaimAllocated claims have devices; the pod must go where they are.
-	ClaimAllocated ClaimState = "allocated"
-	// ClaimToAllocate claims exist and wait for the scheduler to allocate
-	// them.
-	ClaimToAllocate ClaimState = "to allocate"
-	// ClaimNotCreated claims come from a template the resourceclaim
-	// controller has not instantiated yet; they are asked about as the
-	// template describes them.
-	ClaimNotCreated ClaimState = "not created yet"
-	// ClaimUnusable claims keep the pod from being scheduled at all (see
-	// the report's problems).
-	ClaimUnusable ClaimState = "unusable"
+	ClaimAllocated  = podshape.ClaimAllocated
+	ClaimToAllocate = podshape.ClaimToAllocate
+	ClaimNotCreated = podshape.ClaimNotCreated
+	ClaimUnusable   = podshape.ClaimUnusable
 )
-
-// Claim is one entry of the pod's spec.resourceClaims.
-type Claim struct {
-	// PodClaim is the entry's name in the pod spec.
-	PodClaim string `json:"podClaim"`
-	// Name is the ResourceClaim's name; for a claim not created yet, the
-	// prefix the resourceclaim controller will give it.
-	Name string `json:"name,omitempty"`
-	// Template is the ResourceClaimTemplate it comes from, if any.
-	Template string     `json:"template,omitempty"`
-	State    ClaimState `json:"state"`
-	// Devices are the allocated devices, as "<request>: <driver>/<pool>/<device>".
-	Devices []string `json:"devices,omitempty"`
-
-	obj *resourceapi.ResourceClaim
-}
 
 // podClaims resolves the pod's claims as the scheduler does. problems are
 // why the scheduler would not look at any node for the pod.
 func (c *Cluster) podClaims(pod *v1.Pod) (claims []Claim, problems []string) {
-	for i := range pod.Spec.ResourceClaims {
-		pc := &pod.Spec.ResourceClaims[i]
-		out := Claim{PodClaim: pc.Name, Template: ptrValue(pc.ResourceClaimTemplateName)}
-		claim, problem := c.resolve(pod, pc, &out)
-		if problem != "" {
-			out.State = ClaimUnusable
-			problems = append(problems, fmt.Sprintf("claim %s: %s", pc.Name, problem))
-			claims = append(claims, out)
-			continue
-		}
-		if claim == nil {
-			continue // a template that generated no claim
-		}
-		out.obj = claim
-		if problem := c.sharedMappedClaim(pod, claim); problem != "" {
-			out.State = ClaimUnusable
-			problems = append(problems, fmt.Sprintf("claim %s: %s", pc.Name, problem))
-			claims = append(claims, out)
-			continue
-		}
-		if out.State == "" {
-			out.State = ClaimToAllocate
-			if claim.Status.Allocation != nil {
-				out.State = ClaimAllocated
-				out.Devices = describeResults(claim.Status.Allocation.Devices.Results)
-			}
-		}
-		if out.State != ClaimAllocated {
-			if problem := c.missingClass(claim); problem != "" {
-				out.State = ClaimUnusable
-				problems = append(problems, fmt.Sprintf("claim %s: %s", pc.Name, problem))
-			}
-		}
-		claims = append(claims, out)
+	o := podshape.Options{PodGroupClaims: c.settings.PodGroupClaims}
+	if c.settings.NodeAllocatable {
+		o.MappedDevices = c.slices
 	}
-	return claims, problems
+	return podshape.Resolve(pod, claimSource{c}, o)
 }
 
-// resolve finds the pod claim's ResourceClaim, or makes it from its
-// template when it is not created yet; problem is why it cannot be used.
-func (c *Cluster) resolve(pod *v1.Pod, pc *v1.PodResourceClaim, out *Claim) (_ *resourceapi.ResourceClaim, problem string) {
-	name, mustCheckOwner, err := resourceclaim.Name(pod, pc)
-	switch {
-	case errors.Is(err, resourceclaim.ErrClaimNotFound):
-		t := c.template(pod.Namespace, out.Template)
-		if t == nil {
-			return nil, fmt.Sprintf("ResourceClaimTemplate %s/%s does not exist", pod.Namespace, out.Template)
-		}
-		out.State = ClaimNotCreated
-		out.Name = generatedPrefix(pod.Name, pc.Name) + "…"
-		return &resourceapi.ResourceClaim{
-			ObjectMeta: metav1.ObjectMeta{Name: out.Name, Namespace: pod.Namespace, Labels: t.Spec.Labels, Annotations: t.Spec.Annotations},
-			Spec:       t.Spec.Spec,
-		}, ""
-	case err != nil:
-		return nil, err.Error()
-	case name == nil:
-		return nil, ""
-	}
-	out.Name = *name
-	claim := c.claim(pod.Namespace, *name)
-	switch {
-	case claim == nil:
-		return nil, fmt.Sprintf("ResourceClaim %s/%s does not exist", pod.Namespace, *name)
-	case claim.DeletionTimestamp != nil:
-		return nil, fmt.Sprintf("ResourceClaim %s/%s is being deleted", pod.Namespace, *name)
-	}
-	if mustCheckOwner {
-		if err := resourceclaim.IsForPod(pod, claim, c.settings.PodGroupClaims); err != nil {
-			return nil, err.Error()
-		}
-	}
-	if claim.Status.Allocation != nil && !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, c.settings.PodGroupClaims) {
-		return nil, fmt.Sprintf("ResourceClaim %s/%s is in use by as many consumers as it may have", pod.Namespace, *name)
-	}
-	return claim, ""
+// claimSource is the cluster as podshape.Resolve looks claims up.
+type claimSource struct{ c *Cluster }
+
+func (s claimSource) Claim(namespace, name string) *resourceapi.ResourceClaim {
+	return s.c.claim(namespace, name)
 }
 
-// generatedPrefix is the generateName the resourceclaim controller gives
-// a pod's claim: "<pod>-<claim>-", both parts shortened in proportion
-// when that is longer than 57 characters.
-func generatedPrefix(pod, claim string) string {
-	const maxBaseLen = 57
-	name := pod + "-" + claim + "-"
-	if len(name) <= maxBaseLen {
-		return name
-	}
-	return pod[:len(pod)*maxBaseLen/len(name)] + "-" + claim[:len(claim)*maxBaseLen/len(name)]
+func (s claimSource) Template(namespace, name string) *resourceapi.ResourceClaimTemplate {
+	return s.c.template(namespace, name)
 }
 
-// missingClass names a class a claim's requests ask for that does not
-// exist, as the scheduler's PreFilter checks.
-func (c *Cluster) missingClass(claim *resourceapi.ResourceClaim) string {
-	for _, req := range claim.Spec.Devices.Requests {
-		names := []string{}
-		if req.Exactly != nil {
-			names = append(names, req.Exactly.DeviceClassName)
-		}
-		for _, sub := range req.FirstAvailable {
-			names = append(names, sub.DeviceClassName)
-		}
-		for _, name := range names {
-			if _, err := c.classes.Get(name); err != nil {
-				return fmt.Sprintf("request %s: DeviceClass %s does not exist", req.Name, name)
-			}
-		}
-	}
-	return ""
-}
-
-// describeResults lists allocated devices as "<request>: <driver>/<pool>/<device>".
-func describeResults(results []resourceapi.DeviceRequestAllocationResult) []string {
-	out := make([]string, 0, len(results))
-	for _, r := range results {
-		out = append(out, fmt.Sprintf("%s: %s/%s/%s", r.Request, r.Driver, r.Pool, r.Device))
-	}
-	return out
-}
-
-func ptrValue(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+func (s claimSource) ClassExists(name string) bool {
+	_, err := s.c.classes.Get(name)
+	return err == nil
 }

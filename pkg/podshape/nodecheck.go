@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package explain
+package podshape
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -22,17 +22,15 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 )
 
-// newNodeCheck returns what a node must pass before its devices are asked
+// NodeCheck returns what a node must pass before its devices are asked
 // about: the pod's own constraints and where its allocated claims are.
-func newNodeCheck(pod *v1.Pod, claims []Claim) (*nodecheck.Check, error) {
-	// kubectl dra explain does not know the scheduler's feature gates:
-	// those of 1.37 by default.
-	nc := nodecheck.New(pod, nodecheck.Features{})
+func NodeCheck(pod *v1.Pod, claims []Claim, f nodecheck.Features) (*nodecheck.Check, error) {
+	nc := nodecheck.New(pod, f)
 	for _, c := range claims {
 		if c.State != ClaimAllocated {
 			continue
 		}
-		if err := nc.AddAllocation(c.obj.Namespace+"/"+c.obj.Name, c.obj.Status.Allocation); err != nil {
+		if err := nc.AddAllocation(c.Object.Namespace+"/"+c.Object.Name, c.Object.Status.Allocation); err != nil {
 			return nil, err
 		}
 	}
