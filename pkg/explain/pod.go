@@ -32,6 +32,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/deviceconstraints/crossclaims"
 	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
+	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
 
 // PodReport tells why a pod is pending and where it could run.
@@ -287,7 +288,7 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 		if rank {
 			ans.Candidates = append(ans.Candidates, Candidate{
 				Node:          node.Name,
-				Score:         c.score(a, node, q.claims, d.Results),
+				Score:         simulate.Score(c.settings.Scoring, a, node, q.claims, d.Results),
 				Devices:       q.devices(d.Results),
 				NodeResources: nodeResources,
 			})
@@ -343,23 +344,6 @@ func (q question) devices(results []resourceapi.AllocationResult) []string {
 		}
 	}
 	return out
-}
-
-// score ranks a fitting node as the plugin's scoring strategy does.
-func (c *Cluster) score(a *allocator.Allocator, node *v1.Node, claims []*resourceapi.ResourceClaim, results []resourceapi.AllocationResult) int64 {
-	switch c.settings.Scoring {
-	case ScoreMostAllocated, ScoreLeastAllocated:
-		used, total := a.Occupancy([]*v1.Node{node}, results)
-		if total == 0 {
-			return 0
-		}
-		s := int64(used) * 100 / int64(total)
-		if c.settings.Scoring == ScoreLeastAllocated {
-			s = 100 - s
-		}
-		return s
-	}
-	return allocator.FirstAvailableRank(claims, results)
 }
 
 // draExtendedResources lists the extended resources the pod's containers

@@ -18,7 +18,6 @@ package explain
 
 import (
 	v1 "k8s.io/api/core/v1"
-	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
@@ -45,21 +44,5 @@ func (c *Cluster) podClaims(pod *v1.Pod) (claims []Claim, problems []string) {
 	if c.settings.NodeAllocatable {
 		o.MappedDevices = c.slices
 	}
-	return podshape.Resolve(pod, claimSource{c}, o)
-}
-
-// claimSource is the cluster as podshape.Resolve looks claims up.
-type claimSource struct{ c *Cluster }
-
-func (s claimSource) Claim(namespace, name string) *resourceapi.ResourceClaim {
-	return s.c.claim(namespace, name)
-}
-
-func (s claimSource) Template(namespace, name string) *resourceapi.ResourceClaimTemplate {
-	return s.c.template(namespace, name)
-}
-
-func (s claimSource) ClassExists(name string) bool {
-	_, err := s.c.classes.Get(name)
-	return err == nil
+	return podshape.Resolve(pod, c.snap, o)
 }

@@ -34,13 +34,19 @@ import (
 func Virtual(pod *v1.Pod, podClaim string, t *resourceapi.ResourceClaimTemplate, copy int) *resourceapi.ResourceClaim {
 	name, uid := GeneratedPrefix(pod.Name, podClaim)+"…", types.UID("")
 	if copy > 0 {
-		name = fmt.Sprintf("%ssim-%d", GeneratedPrefix(pod.Name, podClaim), copy)
+		name = CopyName(pod, podClaim, copy)
 		uid = types.UID(fmt.Sprintf("simulate/%d/%s", copy, podClaim))
 	}
 	return &resourceapi.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: pod.Namespace, UID: uid, Labels: maps.Clone(t.Spec.Labels), Annotations: maps.Clone(t.Spec.Annotations)},
 		Spec:       *t.Spec.Spec.DeepCopy(),
 	}
+}
+
+// CopyName is the name of the claim podClaim of a simulation's copy
+// of pod (copy above 0): "<prefix>sim-<copy>".
+func CopyName(pod *v1.Pod, podClaim string, copy int) string {
+	return fmt.Sprintf("%ssim-%d", GeneratedPrefix(pod.Name, podClaim), copy)
 }
 
 // GeneratedPrefix is the generateName the resourceclaim controller gives
