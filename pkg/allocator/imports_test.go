@@ -17,9 +17,10 @@ limitations under the License.
 package allocator_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/dra-scheduler/dra-scheduler/test/golist"
 )
 
 // TestAllocatorImportsNoSchedulerPackage holds pkg/allocator to standing
@@ -27,15 +28,7 @@ import (
 // the plugin adapts the allocator to the framework and tools use it
 // without the scheduler.
 func TestAllocatorImportsNoSchedulerPackage(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed only %d packages: %q", len(deps), deps)
-	}
-	for _, dep := range deps {
+	for _, dep := range golist.Deps(t) {
 		if strings.HasPrefix(dep, "k8s.io/kubernetes/pkg/scheduler") || strings.HasPrefix(dep, "k8s.io/kube-scheduler") ||
 			strings.HasPrefix(dep, "github.com/dra-scheduler/dra-scheduler/pkg/plugins") {
 			t.Errorf("pkg/allocator depends on %s", dep)

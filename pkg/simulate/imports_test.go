@@ -17,9 +17,10 @@ limitations under the License.
 package simulate_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/dra-scheduler/dra-scheduler/test/golist"
 )
 
 // TestSimulateImportsWhatTheAllocatorDoes holds pkg/simulate to what an
@@ -27,16 +28,8 @@ import (
 // nothing of k8s.io/kubernetes or kube-scheduler, none of the plugin, and
 // none of the tools' packages that read clusters or gates for kubectl.
 func TestSimulateImportsWhatTheAllocatorDoes(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed only %d packages: %q", len(deps), deps)
-	}
 	const ours = "github.com/dra-scheduler/dra-scheduler/pkg/"
-	for _, dep := range deps {
+	for _, dep := range golist.Deps(t) {
 		if strings.HasPrefix(dep, "k8s.io/kubernetes/") || strings.HasPrefix(dep, "k8s.io/kube-scheduler") ||
 			strings.HasPrefix(dep, ours+"plugins") || dep == ours+"allocatorfeatures" || dep == ours+"clusterstate" ||
 			dep == ours+"explain" || dep == ours+"kubectldra" {
