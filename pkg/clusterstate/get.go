@@ -37,6 +37,12 @@ type Query struct {
 	// Preemption also reads the pods bound to nodes and every
 	// PodDisruptionBudget: what a preemption would evict.
 	Preemption bool
+	// BoundPods also reads the pods bound to nodes (implied by
+	// Preemption): what they take of their nodes' resources.
+	BoundPods bool
+	// Templates also reads the ResourceClaimTemplates of Namespace
+	// (implied by Pod).
+	Templates bool
 }
 
 // Get reads the objects q asks for from an API server, with list and get
@@ -95,7 +101,12 @@ func Get(ctx context.Context, client kubernetes.Interface, q Query) (*Objects, e
 			objs.TaintRules = append(objs.TaintRules, &rules.Items[i])
 		}
 	}
-	if pod == nil {
+	if q.BoundPods && (pod == nil || !q.Preemption) {
+		if err := getBoundPods(ctx, client, objs, pod); err != nil {
+			return nil, err
+		}
+	}
+	if pod == nil && !q.Templates {
 		return objs, nil
 	}
 	templates, err := res.ResourceClaimTemplates(q.Namespace).List(ctx, list)
@@ -134,16 +145,8 @@ func getPodObjects(ctx context.Context, client kubernetes.Interface, objs *Objec
 // (asked, other than the pod already read), every PodDisruptionBudget and
 // every PodGroup.
 func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs *Objects, asked *v1.Pod) error {
-	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
-	})
-	if err != nil {
-		return fmt.Errorf("list pods bound to nodes in all namespaces: %w", err)
-	}
-	for i := range pods.Items {
-		if pods.Items[i].UID != asked.UID {
-			objs.Pods = append(objs.Pods, &pods.Items[i])
-		}
+	if err := getBoundPods(ctx, client, objs, asked); err != nil {
+		return err
 	}
 	pdbs, err := client.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -166,6 +169,23 @@ func getPreemptionObjects(ctx context.Context, client kubernetes.Interface, objs
 	}
 	for i := range groups.Items {
 		objs.PodGroups = append(objs.PodGroups, &groups.Items[i])
+	}
+	return nil
+}
+
+// getBoundPods adds the pods bound to nodes that are not done, other than
+// asked (nil when none), which is read already.
+func getBoundPods(ctx context.Context, client kubernetes.Interface, objs *Objects, asked *v1.Pod) error {
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
+	})
+	if err != nil {
+		return fmt.Errorf("list pods bound to nodes in all namespaces: %w", err)
+	}
+	for i := range pods.Items {
+		if asked == nil || pods.Items[i].UID != asked.UID {
+			objs.Pods = append(objs.Pods, &pods.Items[i])
+		}
 	}
 	return nil
 }

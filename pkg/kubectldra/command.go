@@ -19,6 +19,7 @@ package kubectldra
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ or, with --from, files written by:
 	f.StringVarP(&o.namespace, "namespace", "n", "", "the pod's namespace (default: the context's, or default)")
 	f.StringArrayVar(&o.from, "from", nil, "read objects from this file of kubectl get -o yaml (or json) output instead of a cluster; repeatable; - is standard input")
 	f.StringVarP(&o.output, "output", "o", outputText, "output format: text or json")
-	root.AddCommand(newExplainCommand(o), newUsageCommand(o), newVersionCommand())
+	root.AddCommand(newExplainCommand(o), newFitCommand(o), newUsageCommand(o), newVersionCommand())
 	return root
 }
 
@@ -144,8 +145,36 @@ func (o *options) write(v any, text func(io.Writer) error) error {
 // returns the exit code.
 func Main(ctx context.Context) int {
 	cmd := NewCommand(os.Stdin, os.Stdout, os.Stderr)
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		return 1
-	}
-	return 0
+	return ExitCode(cmd.ExecuteContext(ctx))
 }
+
+// ExitCode is the process's exit code for the error a command returned: 0
+// for none, the code a command chose (kubectl dra fit: 1 when fewer fit
+// than asked, 2 on errors), 1 for any other error.
+func ExitCode(err error) int {
+	var exit *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		return exit.code
+	}
+	return 1
+}
+
+// exitError is an error with the exit code it stands for (kubectl dra
+// fit's 1 for "fewer fit", 2 for errors); err nil is an answer, not an
+// error, and prints nothing.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit code %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }

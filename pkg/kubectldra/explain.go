@@ -28,46 +28,76 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocatorfeatures"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
+	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
 
-// schedulerFlags are the scheduler settings explain assumes.
+// schedulerFlags are the scheduler settings explain and fit assume.
 type schedulerFlags struct {
 	featureGates string
 	policy       string
 	scoring      string
-	candidates   int
-	preemption   string
 }
 
 func (s *schedulerFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.featureGates, "feature-gates", "", "the scheduler's --feature-gates (key=value pairs, e.g. DRAConsumableCapacity=true); default: Kubernetes 1.37's defaults")
 	f.StringVar(&s.policy, "policy", string(allocator.FirstFit), "the plugin's deviceSelectionPolicy: FirstFit or Packing")
-	f.StringVar(&s.scoring, "scoring", explain.ScoreFirstAvailable, "the plugin's scoringStrategy type: FirstAvailable, MostAllocated or LeastAllocated")
+	f.StringVar(&s.scoring, "scoring", simulate.ScoreFirstAvailable, "the plugin's scoringStrategy type: FirstAvailable, MostAllocated or LeastAllocated")
+}
+
+// settings turns the flags into the scheduler's settings.
+func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (simulate.Settings, error) {
+	if s.featureGates != "" {
+		if err := gates.Set(s.featureGates); err != nil {
+			return simulate.Settings{}, fmt.Errorf("--feature-gates: %w", err)
+		}
+	}
+	fts := feature.NewSchedulerFeaturesFromGates(gates)
+	// Answering for a scheduler that cannot run would answer for nobody.
+	if err := allocatorfeatures.CheckSupported(fts); err != nil {
+		return simulate.Settings{}, fmt.Errorf("--feature-gates: dra-scheduler would not start with these: %w", err)
+	}
+	policy := allocator.Policy(s.policy)
+	if !slices.Contains(allocator.Policies, policy) {
+		return simulate.Settings{}, fmt.Errorf("--policy %q: want FirstFit or Packing", s.policy)
+	}
+	switch s.scoring {
+	case simulate.ScoreFirstAvailable, simulate.ScoreMostAllocated, simulate.ScoreLeastAllocated:
+	default:
+		return simulate.Settings{}, fmt.Errorf("--scoring %q: want FirstAvailable, MostAllocated or LeastAllocated", s.scoring)
+	}
+	return simulate.Settings{
+		Features:        allocatorfeatures.FromScheduler(fts),
+		PodGroupClaims:  fts.EnableDRAWorkloadResourceClaims,
+		NodeAllocatable: fts.EnableDRANodeAllocatableResources,
+		Policy:          policy,
+		Scoring:         s.scoring,
+		NodeChecks:      nodecheck.Features{TolerationComparisonOperators: fts.EnableTaintTolerationComparisonOperators},
+		NodeResources:   nodeallocatable.Features{PodLevelResources: fts.EnablePodLevelResources},
+	}, nil
+}
+
+// explainFlags are explain's own.
+type explainFlags struct {
+	schedulerFlags
+	candidates int
+	preemption string
+}
+
+func (s *explainFlags) register(cmd *cobra.Command) {
+	s.schedulerFlags.register(cmd)
+	f := cmd.Flags()
 	f.IntVar(&s.candidates, "candidates", 5, "how many nodes where the pod fits to list with their devices")
 	f.StringVar(&s.preemption, "preemption", "Enabled", "the plugin's preemption: Enabled (a pod that fits nowhere is told which pods preemption would evict, and where) or Disabled")
 }
 
 // settings turns the flags into explain's settings.
-func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain.Settings, error) {
-	if s.featureGates != "" {
-		if err := gates.Set(s.featureGates); err != nil {
-			return explain.Settings{}, fmt.Errorf("--feature-gates: %w", err)
-		}
-	}
-	fts := feature.NewSchedulerFeaturesFromGates(gates)
-	// Explaining a scheduler that cannot run would answer for nobody.
-	if err := allocatorfeatures.CheckSupported(fts); err != nil {
-		return explain.Settings{}, fmt.Errorf("--feature-gates: dra-scheduler would not start with these: %w", err)
-	}
-	policy := allocator.Policy(s.policy)
-	if !slices.Contains(allocator.Policies, policy) {
-		return explain.Settings{}, fmt.Errorf("--policy %q: want FirstFit or Packing", s.policy)
-	}
-	switch s.scoring {
-	case explain.ScoreFirstAvailable, explain.ScoreMostAllocated, explain.ScoreLeastAllocated:
-	default:
-		return explain.Settings{}, fmt.Errorf("--scoring %q: want FirstAvailable, MostAllocated or LeastAllocated", s.scoring)
+func (s *explainFlags) settings(gates featuregate.MutableFeatureGate) (explain.Settings, error) {
+	sched, err := s.schedulerFlags.settings(gates)
+	if err != nil {
+		return explain.Settings{}, err
 	}
 	if s.preemption != "Enabled" && s.preemption != "Disabled" {
 		return explain.Settings{}, fmt.Errorf("--preemption %q: want Enabled or Disabled", s.preemption)
@@ -76,11 +106,11 @@ func (s *schedulerFlags) settings(gates featuregate.MutableFeatureGate) (explain
 		return explain.Settings{}, fmt.Errorf("--candidates %d: want at least 1", s.candidates)
 	}
 	return explain.Settings{
-		Features:        allocatorfeatures.FromScheduler(fts),
-		PodGroupClaims:  fts.EnableDRAWorkloadResourceClaims,
-		NodeAllocatable: fts.EnableDRANodeAllocatableResources,
-		Policy:          policy,
-		Scoring:         s.scoring,
+		Features:        sched.Features,
+		PodGroupClaims:  sched.PodGroupClaims,
+		NodeAllocatable: sched.NodeAllocatable,
+		Policy:          sched.Policy,
+		Scoring:         sched.Scoring,
 		Candidates:      s.candidates,
 
 		PreemptionDisabled: s.preemption == "Disabled",
@@ -92,7 +122,7 @@ func newExplainCommand(o *options) *cobra.Command {
 		Use:   "explain",
 		Short: "Explain DRA scheduling decisions",
 	}
-	s := &schedulerFlags{}
+	s := &explainFlags{}
 	pod := &cobra.Command{
 		Use:   "pod NAME",
 		Short: "Why a pod is pending and where it could run",

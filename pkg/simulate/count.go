@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
@@ -34,6 +35,10 @@ type Shape struct {
 	// Self says that Pod exists and is pending: it is the first copy,
 	// with its own claims.
 	Self bool
+	// Templates and Claims are looked up before the snapshot's
+	// (WithObjects): those of a manifest not applied yet.
+	Templates []*resourceapi.ResourceClaimTemplate
+	Claims    []*resourceapi.ResourceClaim
 }
 
 // CountOptions bound a Count.
@@ -87,7 +92,7 @@ func (f *Fork) Count(ctx context.Context, shape Shape, opts CountOptions) (*Coun
 	if opts.Examples <= 0 {
 		opts.Examples = maxExamples
 	}
-	q, err := f.ask(ctx, shape.Pod, nil)
+	q, err := f.ask(ctx, shape.Pod, []Option{WithObjects(shape.Templates, shape.Claims)})
 	if err != nil {
 		return nil, err
 	}
