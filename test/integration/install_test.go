@@ -153,6 +153,9 @@ func TestInstallManifests(t *testing.T) {
 	t.Run("kubectl dra, as a user bound to the shipped role, says a pod fits exactly where the scheduler places it", func(t *testing.T) {
 		checkKubectlDRA(t, e, cp)
 	})
+	t.Run("kubectl dra fit, as a user bound to the shipped role, counts as many copies of a pod as the scheduler binds, and says why the next does not fit", func(t *testing.T) {
+		checkKubectlDRAFit(t, e, cp)
+	})
 	// Last: it replaces the installed replica.
 	t.Run("the in-tree overlay, applied over the install, rolls the pods and schedules with the in-tree plugin under the same RBAC and Lease", func(t *testing.T) {
 		r.terminate()
