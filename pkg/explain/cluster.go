@@ -18,6 +18,7 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -26,8 +27,6 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
-	"github.com/dra-scheduler/dra-scheduler/pkg/inventory"
-	"github.com/dra-scheduler/dra-scheduler/pkg/nodeallocatable"
 	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
 
@@ -67,16 +66,8 @@ type Cluster struct {
 	settings Settings
 	// snap is the cluster as the scheduler sees it (pkg/simulate, which
 	// answers "how many fit" over the same state).
-	snap  *simulate.Snapshot
-	nodes []*v1.Node
-	// bound are the pods bound to each node that are not done: what a
-	// preemption there may evict.
-	bound map[string][]*v1.Pod
-	inv   *inventory.Inventory
-	// slices are the ResourceSlices by node, for node-allocatable
-	// resources.
-	slices *nodeallocatable.Slices
-	state  structured.AllocatedState
+	// Its BoundPods are what a preemption on each node may evict.
+	snap *simulate.Snapshot
 	// Notes are what a reader should know about the input.
 	Notes []string
 }
@@ -89,29 +80,36 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	if settings.Scoring == "" {
 		settings.Scoring = ScoreFirstAvailable
 	}
-	c := &Cluster{objs: objs, settings: settings, Notes: objs.Notes}
-	nodes := objs.Nodes
-	if len(nodes) == 0 {
-		nodes = clusterstate.NodesNamedBySlices(objs.Slices, nil)
-		if len(nodes) > 0 {
-			c.Notes = append(c.Notes, "no Node objects given: nodes are made up from the slices' nodeName, with no labels but their hostname")
-		}
-	}
-	c.snap = simulate.NewSnapshot(simulate.Objects{
-		Nodes: nodes, Pods: objs.Pods, Slices: objs.Slices, Classes: objs.Classes, Claims: objs.Claims,
-		Templates: objs.Templates, TaintRules: objs.TaintRules, PodGroups: objs.PodGroups,
-	}, simulate.Settings{
+	simObjs, notes := SimulationObjects(objs)
+	c := &Cluster{objs: objs, settings: settings, Notes: append(slices.Clone(objs.Notes), notes...)}
+	c.snap = simulate.NewSnapshot(simObjs, simulate.Settings{
 		Features: settings.Features, Policy: settings.Policy, Scoring: settings.Scoring,
 		PodGroupClaims: settings.PodGroupClaims, NodeAllocatable: settings.NodeAllocatable,
 		// explain checks devices and the node checks, not node resources.
 		IgnoreNodeResources: true,
 	})
-	c.nodes, c.bound, c.inv, c.slices, c.state = c.snap.Nodes(), c.snap.BoundPods(), c.snap.Inventory(), c.snap.Slices(), c.snap.State()
 	return c
 }
 
+// SimulationObjects are the objects read as pkg/simulate takes them;
+// without Node objects, nodes are made up from the slices' nodeName, and
+// notes say so.
+func SimulationObjects(objs *clusterstate.Objects) (_ simulate.Objects, notes []string) {
+	nodes := objs.Nodes
+	if len(nodes) == 0 {
+		nodes = clusterstate.NodesNamedBySlices(objs.Slices, nil)
+		if len(nodes) > 0 {
+			notes = append(notes, "no Node objects given: nodes are made up from the slices' nodeName, with no labels but their hostname")
+		}
+	}
+	return simulate.Objects{
+		Nodes: nodes, Pods: objs.Pods, Slices: objs.Slices, Classes: objs.Classes, Claims: objs.Claims,
+		Templates: objs.Templates, TaintRules: objs.TaintRules, PodGroups: objs.PodGroups,
+	}, notes
+}
+
 // Nodes returns the cluster's nodes, sorted by name.
-func (c *Cluster) Nodes() []*v1.Node { return c.nodes }
+func (c *Cluster) Nodes() []*v1.Node { return c.snap.Nodes() }
 
 // allocator returns an allocator over the cluster's inventory with state
 // as the allocated devices.

@@ -86,7 +86,7 @@ func (c *Cluster) deviceConstraints(ctx context.Context, pod *v1.Pod, claims []C
 		return crossClaims{}, err.Error(), nil
 	}
 	x.constraints, x.fixed = append(x.constraints, group...), append(x.fixed, fixed...)
-	broken, err := crossclaims.CheckFixed(ctx, c.allocator(c.state), x.constraints, x.fixed)
+	broken, err := crossclaims.CheckFixed(ctx, c.allocator(c.snap.State()), x.constraints, x.fixed)
 	switch {
 	case err != nil:
 		return crossClaims{}, "", fmt.Errorf("check the allocated claims against the device constraints: %w", err)

@@ -23,12 +23,14 @@ limitations under the License.
 //
 // Cluster holds one inventory of every ResourceSlice (DeviceTaintRules
 // applied, as the scheduler's slice tracker applies them) and the
-// allocated state of every allocated claim. Pod resolves the pod's claims
-// as the scheduler does (pkg/podshape, shared with pkg/simulate: a
-// template's claim is named in the pod's status; one not created yet is
-// made from the template as the resourceclaim controller would), rejects what the scheduler rejects before looking at
-// nodes (a missing claim or class, a claim in use, a wrong device
-// constraints annotation), then asks every node:
+// allocated state of every allocated claim: a pkg/simulate Snapshot, the
+// one kubectl dra fit counts over. Pod resolves the pod's claims as the
+// scheduler does (pkg/podshape, shared with pkg/simulate: a template's
+// claim is named in the pod's status; one not created yet is made from the
+// template as the resourceclaim controller would), rejects what the
+// scheduler rejects before looking at nodes (a missing claim or class, a
+// claim in use, a wrong device constraints annotation), then asks every
+// node:
 //
 //   - the checks every node gets from kube-scheduler's default plugins
 //     that decide most pending GPU pods (spec.nodeName, node selector and

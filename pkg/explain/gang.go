@@ -100,7 +100,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 				}
 			}
 		}
-		pods = append(pods, allocator.GangPod{Name: p.Name, Claims: claims, Nodes: nc.Eligible(c.nodes)})
+		pods = append(pods, allocator.GangPod{Name: p.Name, Claims: claims, Nodes: nc.Eligible(c.snap.Nodes())})
 	}
 	// A gang needs its minCount; pods of another group run on their own.
 	g.Need = 1
@@ -121,14 +121,14 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 			gd := gangDomain{name: g.Key + "=" + d.name, nodes: d.nodes}
 			if d.attribute {
 				var nodes []*v1.Node
-				for _, n := range c.nodes {
+				for _, n := range c.snap.Nodes() {
 					if d.nodes[n.Name] {
 						nodes = append(nodes, n)
 					}
 				}
 				gd.keep = func(a *allocator.Allocator) *allocator.Allocator { return a.KeptTo(g.Key, d.name, nodes) }
 			}
-			alloc := c.allocator(c.state)
+			alloc := c.allocator(c.snap.State())
 			if gd.keep != nil {
 				alloc = gd.keep(alloc)
 			}
@@ -145,7 +145,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 		return g, c.explainGangPreemption(ctx, pod, g, pods, preemptIn)
 	}
 	var err error
-	if g.Fit, g.Nodes, err = c.planGang(ctx, c.allocator(c.state), g.Group, pods, nil); err != nil {
+	if g.Fit, g.Nodes, err = c.planGang(ctx, c.allocator(c.snap.State()), g.Group, pods, nil); err != nil {
 		return nil, err
 	}
 	return g, c.explainGangPreemption(ctx, pod, g, pods, []gangDomain{{name: "the cluster"}})
@@ -192,9 +192,9 @@ type domain struct {
 // name, as the scheduler generates them for a key no node carries as a
 // label: a node is in every domain one of its devices is in.
 func (c *Cluster) attributeDomains(key string) []domain {
-	alloc := c.allocator(c.state)
+	alloc := c.allocator(c.snap.State())
 	byName := map[string]map[string]bool{}
-	for _, n := range c.nodes {
+	for _, n := range c.snap.Nodes() {
 		for _, v := range alloc.DomainValues(n, key) {
 			if byName[v] == nil {
 				byName[v] = map[string]bool{}
@@ -224,7 +224,7 @@ func (c *Cluster) domains(key, namespace, group string) []domain {
 		}
 	}
 	byName := map[string]map[string]bool{}
-	for _, n := range c.nodes {
+	for _, n := range c.snap.Nodes() {
 		value, ok := n.Labels[key]
 		if !ok || pinned != "" && value != pinned {
 			continue

@@ -73,7 +73,7 @@ func (c *Cluster) gangPreemption(ctx context.Context, pod *v1.Pod, g *Gang, pods
 		return &GangPreemption{NotPossible: notPossibleDisabled}, nil
 	case pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever:
 		return &GangPreemption{NotPossible: notPossibleNever}, nil
-	case len(c.bound) == 0:
+	case len(c.snap.BoundPods()) == 0:
 		return &GangPreemption{NotPossible: notPossibleNoPods}, nil
 	}
 	out := &GangPreemption{}
@@ -114,9 +114,9 @@ type domainPreemption struct {
 func (c *Cluster) preemptIn(ctx context.Context, pod *v1.Pod, g *Gang, pods []allocator.GangPod, d gangDomain) (*domainPreemption, error) {
 	_, priority := c.groups().UnitOf(pod) // the group's
 	var inDomain []*v1.Pod
-	for _, node := range slices.Sorted(maps.Keys(c.bound)) { // the same answer every time
+	for _, node := range slices.Sorted(maps.Keys(c.snap.BoundPods())) { // the same answer every time
 		if d.nodes == nil || d.nodes[node] {
-			inDomain = append(inDomain, c.bound[node]...)
+			inDomain = append(inDomain, c.snap.BoundPods()[node]...)
 		}
 	}
 	lower := c.lowerUnits(inDomain, priority)
@@ -131,7 +131,7 @@ func (c *Cluster) preemptIn(ctx context.Context, pod *v1.Pod, g *Gang, pods []al
 	}
 	releases := eviction.ReleasesAcross(evicted, func(node string) []*v1.Pod {
 		var staying []*v1.Pod
-		for _, p := range c.bound[node] {
+		for _, p := range c.snap.BoundPods()[node] {
 			if evicted[p.UID] == nil {
 				staying = append(staying, p)
 			}
@@ -145,7 +145,7 @@ func (c *Cluster) preemptIn(ctx context.Context, pod *v1.Pod, g *Gang, pods []al
 				freed = append(freed, r.Allocation)
 			}
 		}
-		alloc := c.allocator(c.state).WhatIf(allocator.WhatIf{ReleaseAnywhere: freed})
+		alloc := c.allocator(c.snap.State()).WhatIf(allocator.WhatIf{ReleaseAnywhere: freed})
 		if d.keep != nil {
 			alloc = d.keep(alloc)
 		}

@@ -45,7 +45,7 @@ func (c *Cluster) nodeResources(q question, node *v1.Node, results []resourceapi
 	if !c.settings.NodeAllocatable {
 		return nil, nil
 	}
-	devices := c.slices.On(node)
+	devices := c.snap.Slices().On(node)
 	podClaims := make(map[string]types.UID, len(q.all))
 	var claims []nodeallocatable.Claim
 	next := 0 // the next result, for the next claim to allocate

@@ -181,7 +181,7 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 		}
 	}
 	q := question{nodeCheck: nc, claims: toAllocate, claimNames: names, all: r.Claims, cross: cross}
-	if r.Now, err = c.answer(ctx, q, c.state, true); err != nil {
+	if r.Now, err = c.answer(ctx, q, c.snap.State(), true); err != nil {
 		return nil, err
 	}
 	if r.Empty, err = c.answer(ctx, q, structured.AllocatedState{}, false); err != nil {
@@ -221,7 +221,7 @@ type question struct {
 func (c *Cluster) answer(ctx context.Context, q question, state structured.AllocatedState, rank bool) (Answer, error) {
 	plain := c.allocator(state)
 	a := q.cross.on(plain)
-	ans := Answer{Nodes: len(c.nodes), FitNodes: []string{}}
+	ans := Answer{Nodes: len(c.snap.Nodes()), FitNodes: []string{}}
 	groups := map[string]*ReasonGroup{}
 	fail := func(node, reason string, requests []RequestCount, closest ...func() (string, error)) error {
 		g := groups[reason]
@@ -242,7 +242,7 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 		}
 		return nil
 	}
-	for _, node := range c.nodes {
+	for _, node := range c.snap.Nodes() {
 		if reason := q.nodeCheck.Reject(node); reason != "" {
 			fail(node.Name, reason, nil)
 			continue
@@ -271,7 +271,7 @@ func (c *Cluster) answer(ctx context.Context, q question, state structured.Alloc
 			}
 			ans.ConstraintsNotMet++
 			closest := func() (string, error) {
-				return crossclaims.Closest(ctx, plain, c.inv, node, q.claims, q.cross.constraints, q.cross.fixed, q.podClaimOf())
+				return crossclaims.Closest(ctx, plain, c.snap.Inventory(), node, q.claims, q.cross.constraints, q.cross.fixed, q.podClaimOf())
 			}
 			if err := fail(node.Name, reason+"; "+constraintsNotMet, q.counts(d.Requests), closest); err != nil {
 				return Answer{}, err

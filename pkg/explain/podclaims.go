@@ -42,7 +42,7 @@ const (
 func (c *Cluster) podClaims(pod *v1.Pod) (claims []Claim, problems []string) {
 	o := podshape.Options{PodGroupClaims: c.settings.PodGroupClaims}
 	if c.settings.NodeAllocatable {
-		o.MappedDevices = c.slices
+		o.MappedDevices = c.snap.Slices()
 	}
 	return podshape.Resolve(pod, c.snap, o)
 }

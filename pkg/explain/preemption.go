@@ -79,10 +79,10 @@ func (c *Cluster) preemption(ctx context.Context, pod *v1.Pod, q question, empty
 		return &Preemption{NotPossible: notPossibleDisabled}, nil
 	case pod.Spec.PreemptionPolicy != nil && *pod.Spec.PreemptionPolicy == v1.PreemptNever:
 		return &Preemption{NotPossible: notPossibleNever}, nil
-	case len(c.bound) == 0:
+	case len(c.snap.BoundPods()) == 0:
 		return &Preemption{NotPossible: notPossibleNoPods}, nil
 	}
-	base := q.cross.on(c.allocator(c.state))
+	base := q.cross.on(c.allocator(c.snap.State()))
 	var best *nodePreemption
 	out := &Preemption{}
 	for _, name := range empty {
@@ -125,7 +125,7 @@ type nodePreemption struct {
 // then fit, it gives them back (reprieve) as long as the claims still
 // fit. nil: no room.
 func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod *v1.Pod, q question, node *v1.Node) (*nodePreemption, error) {
-	lower := c.lowerUnits(c.bound[node.Name], corev1helpers.PodPriority(pod))
+	lower := c.lowerUnits(c.snap.BoundPods()[node.Name], corev1helpers.PodPriority(pod))
 	if len(lower) == 0 {
 		return nil, nil
 	}
@@ -160,14 +160,14 @@ func (c *Cluster) preemptOn(ctx context.Context, base *allocator.Allocator, pod 
 // pods free, by the scheduler plugin's own rule (eviction.Released).
 func (c *Cluster) released(node string, evicted map[types.UID]*v1.Pod) []*resourceapi.AllocationResult {
 	gone := map[types.UID]*v1.Pod{}
-	for _, p := range c.bound[node] {
+	for _, p := range c.snap.BoundPods()[node] {
 		if evicted[p.UID] != nil {
 			gone[p.UID] = p
 		}
 	}
 	staying := func() []*v1.Pod {
 		var pods []*v1.Pod
-		for _, p := range c.bound[node] {
+		for _, p := range c.snap.BoundPods()[node] {
 			if evicted[p.UID] == nil {
 				pods = append(pods, p)
 			}

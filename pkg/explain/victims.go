@@ -57,8 +57,8 @@ func (c *Cluster) lowerUnits(pods []*v1.Pod, priority int32) []eviction.Unit {
 // boundIn lists the bound pods of namespace, node by node.
 func (c *Cluster) boundIn(namespace string) []*v1.Pod {
 	var out []*v1.Pod
-	for _, node := range slices.Sorted(maps.Keys(c.bound)) {
-		for _, p := range c.bound[node] {
+	for _, node := range slices.Sorted(maps.Keys(c.snap.BoundPods())) {
+		for _, p := range c.snap.BoundPods()[node] {
 			if p.Namespace == namespace {
 				out = append(out, p)
 			}

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package kubectldra is the kubectl plugin "kubectl dra" (binary
 // kubectl-dra): `explain pod` tells why a pod with ResourceClaims is
-// pending and where it could run, `usage` how a cluster's DRA devices are
-// used. Both read a live cluster (kubeconfig or in-cluster, read-only:
+// pending and where it could run, `fit` how many more copies of a pod fit
+// now (pkg/simulate), `usage` how a cluster's DRA devices are used. Both read a live cluster (kubeconfig or in-cluster, read-only:
 // list and get, as the ClusterRole dra-scheduler:explain of
 // manifests/install grants) or, with --from, files of `kubectl get ... -o
 // yaml` output, and answer with the scheduler's own allocator, device

@@ -24,6 +24,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
 
@@ -112,19 +113,13 @@ func (s *fitFlags) run(cmd *cobra.Command, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	nodes := objs.Nodes
-	if len(nodes) == 0 {
-		nodes = clusterstate.NodesNamedBySlices(objs.Slices, nil)
-	}
-	snap := simulate.NewSnapshot(simulate.Objects{
-		Nodes: nodes, Pods: objs.Pods, Slices: objs.Slices, Classes: objs.Classes, Claims: objs.Claims,
-		Templates: objs.Templates, TaintRules: objs.TaintRules, PodGroups: objs.PodGroups,
-	}, settings)
+	simObjs, notes := explain.SimulationObjects(objs)
+	snap := simulate.NewSnapshot(simObjs, settings)
 	count, err := snap.Fork().Count(cmd.Context(), shape, simulate.CountOptions{Limit: s.limit, Examples: s.examples})
 	if err != nil {
 		return fmt.Errorf("fit pod %s/%s: %w", shape.Pod.Namespace, shape.Pod.Name, err)
 	}
-	report := newFitReport(shape, count, s.count, len(nodes), objs.Notes)
+	report := newFitReport(shape, count, s.count, len(simObjs.Nodes), append(objs.Notes, notes...))
 	if err := o.write(report, report.WriteText); err != nil {
 		return err
 	}
