@@ -161,3 +161,54 @@ func TestFitRefusesBadArgumentsWithExitCode2(t *testing.T) {
 		})
 	}
 }
+
+// TestTheDocumentedFitExamplesAnswerAsTheDocsSay runs the examples of
+// docs/troubleshooting.md over docs/examples/fit and checks their answers
+// and that the docs quote them.
+func TestTheDocumentedFitExamplesAnswerAsTheDocsSay(t *testing.T) {
+	examples := filepath.Join("..", "..", "docs", "examples", "fit")
+	docs, err := os.ReadFile(filepath.Join("..", "..", "docs", "troubleshooting.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := filepath.Join(examples, "cluster.yaml")
+	for _, tc := range []struct {
+		pod     string
+		args    []string
+		count   int
+		exit    int
+		perNode map[string]int
+	}{
+		{"eight-h100.yaml", nil, 1, 0, map[string]int{"h100-2": 1}},
+		{"mig-1g.yaml", []string{"--count", "25"}, 21, 1, map[string]int{"a100-0": 7, "a100-1": 14}},
+	} {
+		t.Run(tc.pod, func(t *testing.T) {
+			args := append([]string{"fit", "-f", filepath.Join(examples, tc.pod), "--from", cluster}, tc.args...)
+			out, err := run(t, append(args, "-o", "json")...)
+			if code := kubectldra.ExitCode(err); code != tc.exit {
+				t.Fatalf("exit code %d (%v), want %d\n%s", code, err, tc.exit, out)
+			}
+			var r fitJSON
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("output is not a report: %v\n%s", err, out)
+			}
+			got := map[string]int{}
+			for _, n := range r.Nodes {
+				got[n.Node] = n.Count
+			}
+			if r.Count != tc.count || !r.Exact || len(got) != len(tc.perNode) {
+				t.Errorf("count %d (exact %v) on %v, want %d on %v", r.Count, r.Exact, got, tc.count, tc.perNode)
+			}
+			for n, c := range tc.perNode {
+				if got[n] != c {
+					t.Errorf("copies per node %v, want %v", got, tc.perNode)
+				}
+			}
+			text, _ := run(t, args...)
+			first, _, _ := strings.Cut(text, "\n")
+			if !strings.Contains(string(docs), "\n"+first+"\n") {
+				t.Errorf("docs/troubleshooting.md does not quote the answer's first line %q", first)
+			}
+		})
+	}
+}

@@ -98,6 +98,8 @@ func (f *Fork) Count(ctx context.Context, shape Shape, opts CountOptions) (*Coun
 	}
 	out := &Count{}
 	if len(q.problems) > 0 {
+		// No copy fits anywhere, as none is scheduled: exact.
+		out.Exact = true
 		out.Next.Problems = q.problems
 		return out, nil
 	}

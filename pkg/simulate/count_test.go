@@ -359,4 +359,12 @@ func TestCanScheduleSaysWhyNot(t *testing.T) {
 	if _, unfit, _ := f.CanSchedule(ctx, big); unfit == nil || len(unfit.Problems) != 1 || !strings.Contains(unfit.Problems[0], "ResourceClaimTemplate team/six does not exist") {
 		t.Errorf("without the template: %+v, want its problem", unfit)
 	}
+	// No copy is scheduled either: the count of 0 is exact.
+	c, err := f.Count(ctx, Shape{Pod: big}, CountOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Count != 0 || !c.Exact || len(c.Next.Problems) != 1 {
+		t.Errorf("count without the template: %+v, want 0, exact, with its problem", c)
+	}
 }
