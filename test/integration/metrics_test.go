@@ -181,6 +181,11 @@ func sumDelta(before, after map[string]float64, name, label string) float64 {
 	return sum
 }
 
+// growth is how much the metric name, which has no labels, grew.
+func growth(before, after map[string]float64, name string) float64 {
+	return after[name] - before[name]
+}
+
 func describeDeltas(before, after map[string]float64) string {
 	var lines []string
 	for key, v := range after {

@@ -148,6 +148,44 @@ func testGangPreemption(t *testing.T, config string) {
 			e.checkNoDeviceTwice()
 		})
 	}
+	root.Run("a gang whose victims are gone but whose victims' claims are not yet released neither preempts nor runs its preemption again", func(t *testing.T) {
+		e.preemptionCase(t)
+		var lows []string
+		for _, n := range nodes {
+			lows = append(lows, e.fill("low-"+n, "low", "gpu-1", n, 2)...)
+		}
+		lift := e.holdClaimReleases("low-", lows[0])
+		before := gatherDRAMetrics(t)
+		gang := e.highGang("train-held", 4, "")
+		// Its victims go, their claims stay reserved for them: the gang
+		// is tried again, waits, and keeps its nominations.
+		e.waitFor("the gang to wait for its victims' claims", func() (bool, string) {
+			waits := growth(before, gatherDRAMetrics(t), "dra_scheduler_preemption_release_waits_total")
+			return waits >= 1 && len(e.gone(lows)) == 4, fmt.Sprintf("%v waits; gone %v", waits, e.gone(lows))
+		})
+		e.holdsFor(2*time.Second, "the gang to wait, evicting nobody more", func() string {
+			if victims := e.evicted(lows); len(victims) != 4 {
+				return fmt.Sprintf("pods %v were evicted for the gang of 4, want 4", victims)
+			}
+			for _, name := range gang {
+				if pod := e.pod(name); pod.Spec.NodeName != "" || pod.Status.NominatedNodeName == "" {
+					return fmt.Sprintf("pod %s is bound to %q, nominated to %q, while its devices are held", name, pod.Spec.NodeName, pod.Status.NominatedNodeName)
+				}
+			}
+			return ""
+		})
+		if reruns := growth(before, gatherDRAMetrics(t), "dra_scheduler_group_preemption_reruns_total"); reruns != 1 {
+			t.Fatalf("%v pod group preemption re-runs, want 1 (the one that chose the victims); events of %s: %s", reruns, gang[0], describeEvents(e.schedulerEvents(gang[0])))
+		}
+		lift()
+		for _, name := range gang {
+			e.waitScheduled(name)
+		}
+		if victims := e.evicted(lows); len(victims) != 4 {
+			t.Fatalf("pods %v were evicted for the gang of 4, want 4 of %v", victims, lows)
+		}
+		e.checkNoDeviceTwice()
+	})
 	root.Run("a gang evicts the pods of a low-priority gang it needs, no more", func(t *testing.T) {
 		e.preemptionCase(t)
 		lows := e.priorityGang("low-gang", "low", 4, "", "gpu", "gpu-1", nil)

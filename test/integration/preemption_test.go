@@ -458,6 +458,22 @@ func (e *env) evicted(names []string) []string {
 	return out
 }
 
+// gone lists the pods of names that no longer exist.
+func (e *env) gone(names []string) []string {
+	e.t.Helper()
+	var out []string
+	for _, name := range names {
+		_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			out = append(out, name)
+		case err != nil:
+			e.t.Fatalf("get pod %s: %v", name, err)
+		}
+	}
+	return out
+}
+
 // checkVictimsGone checks, once the preemptor is bound, that each victim
 // no longer exists (the resourceclaim controller releases a scheduled
 // pod's claims only once it is gone, and the preemptor got the devices they

@@ -50,6 +50,8 @@ limitations under the License.
 //	PostFilter          postfilter.go,    r stateData; writes claims (deallocate);
 //	                    releasing.go      the release wait reads the DRA manager
 //	PodGroupPostFilter  podgroup_postfilter.go  r groupState, each pod's stateData;
+//	                    releasinggroup.go       a probe stateData for pods the cycle
+//	                                      did not try (the group's release wait)
 //	                    placementevents.go      r domainsTried (events per domain)
 //	PreScore, Score,    score.go          r stateData, gangPlan; w results (mu)
 //	NormalizeScore
@@ -209,7 +211,13 @@ limitations under the License.
 //     waits there for its victims' claims (releaseWait, judged by the DRA
 //     manager and the node's other nominated pods); meanwhile dry runs on
 //     other nodes find no room and PostFilter keeps the nomination, in
-//     either PostFilter order (docs/design/preemption.md).
+//     either PostFilter order (docs/design/preemption.md). A pod group
+//     keeps its pods' nominations likewise (releasinggroup.go), judging
+//     the pods its cycle stopped before by a probe of their claims; where
+//     DefaultPreemption's PodGroupPostFilter runs first, its re-run of such
+//     a group is turned down in each pod's PreFilter and in
+//     GeneratePlacements (gangPreemptionEntry.awaiting), so nothing is
+//     planned or reprieved for room the nominations hold.
 //   - Gang preemption (gangpreemption.go): DefaultPreemption's
 //     PodGroupPostFilter re-runs the group on a snapshot without the
 //     lower-priority pods and tells no plugin which; the plugin tells the

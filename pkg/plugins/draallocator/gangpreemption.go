@@ -111,27 +111,47 @@ type gangPreemption struct {
 }
 
 // gangPreemptionEntry holds the cycle's gangPreemption in the pod-group
-// cycle state; g is nil in a cycle that is not a preemption's re-run.
-type gangPreemptionEntry struct{ g *gangPreemption }
+// cycle state; g is nil in a cycle that is not a preemption's re-run, and
+// in a re-run of a group that waits for the devices being released on its
+// nominated nodes, which awaiting then says (releasinggroup.go).
+type gangPreemptionEntry struct {
+	g        *gangPreemption
+	awaiting string
+}
 
 // Clone returns the same entry: the group's pods share it.
 func (e *gangPreemptionEntry) Clone() fwk.StateData { return e }
 
 // gangPreemptionOf returns the preemption whose re-run the pod-group cycle
-// gcs is, nil outside one (and with preemption disabled, outside a
-// pod-group cycle, or before the plugin saw any pod-group cycle). It is
-// found once per pod-group cycle, by the first of GeneratePlacements and
+// gcs of group is, nil outside one (and with preemption disabled, outside
+// a pod-group cycle, before the plugin saw any pod-group cycle, or while
+// the group waits for released devices: awaitingInRerun). It is found
+// once per pod-group cycle, by the first of GeneratePlacements and
 // PreFilter to ask.
-func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCycleState) *gangPreemption {
+func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCycleState, group types.NamespacedName) *gangPreemption {
 	if gcs == nil || !pl.preemptionEnabled() {
 		return nil
 	}
 	if _, err := gcs.Read(gangPreemptionKey); err == nil {
 		return foundGangPreemption(gcs)
 	}
-	g := pl.findGangPreemption(ctx)
-	gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: g})
+	g, awaiting := pl.findGangPreemption(ctx, group)
+	gcs.Write(gangPreemptionKey, &gangPreemptionEntry{g: g, awaiting: awaiting})
 	return g
+}
+
+// awaitingInRerun says why the pod-group cycle gcs, a preemption's re-run
+// of a group that waits for released devices, finds no room; "" for any
+// other cycle, or before gangPreemptionOf asked.
+func awaitingInRerun(gcs fwk.PodGroupCycleState) string {
+	if gcs == nil {
+		return ""
+	}
+	e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey))
+	if err != nil {
+		return ""
+	}
+	return e.awaiting
 }
 
 // foundGangPreemption returns the preemption gangPreemptionOf found for
@@ -148,10 +168,10 @@ func foundGangPreemption(gcs fwk.PodGroupCycleState) *gangPreemption {
 }
 
 // groupAllocator is syncedAllocator for the placements of the pod-group
-// cycle gcs: with the devices a preemption's removed pods free, in its
-// re-run.
-func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycleState) (*allocator.Allocator, error) {
-	g := pl.gangPreemptionOf(ctx, gcs)
+// cycle gcs of group: with the devices a preemption's removed pods free,
+// in its re-run.
+func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycleState, group types.NamespacedName) (*allocator.Allocator, error) {
+	g := pl.gangPreemptionOf(ctx, gcs, group)
 	alloc, err := pl.syncedAllocator(ctx)
 	if err != nil {
 		return nil, err
@@ -165,13 +185,14 @@ func (pl *DRAAllocator) groupAllocator(ctx context.Context, gcs fwk.PodGroupCycl
 // findGangPreemption compares the snapshot's NodeInfos with those seen
 // last outside a mutation session: every one of them replaced means a
 // session, and the pods they lost are the ones removed. Outside one, it
-// remembers the NodeInfos instead.
-func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption {
+// remembers the NodeInfos instead. In a session of a group that waits for
+// released devices it returns no preemption but why the group waits.
+func (pl *DRAAllocator) findGangPreemption(ctx context.Context, group types.NamespacedName) (*gangPreemption, string) {
 	logger := klog.FromContext(ctx)
 	infos, err := pl.handle.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
 		logger.V(4).Info("Cannot list the snapshot's nodes: a pod group preemption's re-run would not see freed devices", "err", err)
-		return nil
+		return nil, ""
 	}
 	seen := pl.seenNodeInfos.Load()
 	if seen == nil || !replacedEvery(*seen, infos) {
@@ -180,7 +201,11 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 			now[ni.Node().Name] = ni
 		}
 		pl.seenNodeInfos.Store(&now)
-		return nil
+		return nil, ""
+	}
+	if why := pl.groupAwaitsRelease(ctx, group); why != "" {
+		logger.V(4).Info("Pod group preemption's re-run finds no room: the group waits for the devices of preempted pods on its nominated nodes", "podGroup", group)
+		return nil, why
 	}
 	start := time.Now()
 	removedInfos := pl.removedPods(*seen, infos)
@@ -231,7 +256,7 @@ func (pl *DRAAllocator) findGangPreemption(ctx context.Context) *gangPreemption 
 	metrics.GroupPreemptionReruns.Inc()
 	logger.V(4).Info("Pod group preemption's re-run: devices of removed pods count as free", "removedPods", len(removed), "freedClaims", len(g.freed),
 		"releasingClaims", len(g.releasing), "took", time.Since(start))
-	return g
+	return g, ""
 }
 
 // replacedEvery reports whether every node seen before that the snapshot

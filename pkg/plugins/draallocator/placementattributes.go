@@ -97,7 +97,7 @@ func (d *attributeDomains) placementOf(state fwk.PlacementCycleState, current *f
 // attribute key among the parent placement's nodes, in order of value.
 func (pl *DRAAllocator) attributePlacements(ctx context.Context, gcs fwk.PodGroupCycleState, group fwk.PodGroupInfo, key string, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
 	name := group.GetNamespace() + "/" + group.GetName()
-	alloc, err := pl.groupAllocator(ctx, gcs)
+	alloc, err := pl.groupAllocator(ctx, gcs, groupName(group))
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}

@@ -65,6 +65,12 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 	if !ok {
 		return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{parent}}, nil
 	}
+	// Found here first in a preemption's re-run, which a group waiting for
+	// released devices is turned down in at once (releasinggroup.go).
+	pl.gangPreemptionOf(ctx, gcs, groupName(group))
+	if why := awaitingInRerun(gcs); why != "" {
+		return nil, fwk.NewStatus(fwk.Unschedulable, why)
+	}
 	name := group.GetNamespace() + "/" + group.GetName()
 	if !slices.ContainsFunc(parent.Nodes, func(n fwk.NodeInfo) bool { _, ok := n.Node().Labels[key]; return ok }) {
 		if strings.Contains(key, "/") {
@@ -94,7 +100,7 @@ func (pl *DRAAllocator) generatePlacements(ctx context.Context, gcs fwk.PodGroup
 		placements = append(placements, &fwk.Placement{Name: domain, Nodes: nodes})
 	}
 	slices.SortFunc(placements, func(a, b *fwk.Placement) int { return strings.Compare(a.Name, b.Name) })
-	alloc, err := pl.groupAllocator(ctx, gcs)
+	alloc, err := pl.groupAllocator(ctx, gcs, groupName(group))
 	if err != nil {
 		return nil, fwk.AsStatus(fmt.Errorf("pod group %s: %w", name, err))
 	}

@@ -139,6 +139,20 @@ func (g *groupState) released(claim types.UID) {
 	}
 }
 
+// podGroupName returns the namespace and name of the PodGroup the pod's
+// scheduling group names; empty for a pod of no PodGroup.
+func podGroupName(pod *v1.Pod) types.NamespacedName {
+	if pod.Spec.SchedulingGroup == nil || pod.Spec.SchedulingGroup.PodGroupName == nil {
+		return types.NamespacedName{}
+	}
+	return types.NamespacedName{Namespace: pod.Namespace, Name: *pod.Spec.SchedulingGroup.PodGroupName}
+}
+
+// groupName returns the namespace and name of a pod group.
+func groupName(group fwk.PodGroupInfo) types.NamespacedName {
+	return types.NamespacedName{Namespace: group.GetNamespace(), Name: group.GetName()}
+}
+
 // podGroup returns the pod's PodGroup from the scheduling snapshot when
 // claims may be reserved for it (DRAWorkloadResourceClaims), else nil.
 func (pl *DRAAllocator) podGroup(pod *v1.Pod) (*schedulingapi.PodGroup, error) {

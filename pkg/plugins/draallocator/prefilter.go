@@ -165,7 +165,10 @@ func (pl *DRAAllocator) preFilter(ctx context.Context, cs fwk.CycleState, pod *v
 		return nil, statusError(logger, err)
 	}
 	pl.feed.reportMatcher()
-	s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle())
+	s.gangPreemption = pl.gangPreemptionOf(ctx, cs.GetPodGroupSchedulingCycle(), podGroupName(pod))
+	if why := awaitingInRerun(cs.GetPodGroupSchedulingCycle()); why != "" {
+		return nil, fwk.NewStatus(fwk.Unschedulable, why)
+	}
 	s.unrestricted = pl.newAllocator()
 	if s.gangPreemption != nil {
 		s.unrestricted = s.gangPreemption.alloc(s.unrestricted, group.pendingAllocations(pl.draManager.ResourceClaims()), pl.feed.inv)

@@ -36,7 +36,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
-	"github.com/dra-scheduler/dra-scheduler/pkg/plugins/draallocator/metrics"
 )
 
 // A preemptor's victims give their devices back in two steps: the pods
@@ -57,13 +56,13 @@ import (
 //   - PostFilter keeps the nomination while the pod waits
 //     (awaitingReleaseStatus); where it runs first, DefaultPreemption does
 //     not run at all.
-//   - A pod group's PodGroupPostFilter keeps the nominations of its pods
-//     while each waits on its nominated node (awaitGroupRelease). Upstream's
-//     own check for a group only looks for terminating victims; once they
-//     are gone, DefaultPreemption would run the group again in every
-//     domain (a group that failed an attempt is tried in all,
-//     placementlimit.go), each at the cost of a whole re-run, to find the
-//     room its nominations hold already.
+//   - A pod group keeps the nominations of its pods while each waits on
+//     its nominated node, whichever PodGroupPostFilter runs first
+//     (releasinggroup.go). Upstream's own check for a group only looks for
+//     terminating victims; once they are gone, DefaultPreemption would run
+//     the group again in every domain (a group that failed an attempt is
+//     tried in all, placementlimit.go), each at the cost of a whole
+//     re-run, to find the room its nominations hold already.
 
 // releaseWait is a cycle's answer to whether the pod waits on its
 // nominated node for the devices being released there, decided once: by
@@ -124,45 +123,6 @@ func waitingElsewhere(ctx context.Context, s *stateData, pod *v1.Pod, node *v1.N
 		return nil
 	}
 	return nodeUnresolvable(klog.FromContext(ctx), fmt.Sprintf("waiting for the devices of preempted pods on node %s to be released", on), pod, node)
-}
-
-// awaitGroupRelease is awaitRelease for a pod group whose cycle found no
-// placement: when every unscheduled pod of it that has claims waits on its
-// nominated node for released devices and the others are nominated, the
-// pods keep their nominations (Success, DefaultPreemption's own answer
-// while victims terminate). nil when some pod does not wait.
-func (pl *DRAAllocator) awaitGroupRelease(ctx context.Context, group *groupState, info fwk.PodGroupInfo) (*fwk.PodGroupPostFilterResult, *fwk.Status) {
-	unscheduled := info.GetUnscheduledPods()
-	if group == nil || len(unscheduled) == 0 {
-		return nil, nil
-	}
-	nominating := make(map[types.NamespacedName]*fwk.NominatingInfo, len(unscheduled))
-	waits := false
-	for _, pod := range unscheduled {
-		key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-		node := ""
-		switch s := group.pods[key]; {
-		case s == nil:
-			return nil, nil
-		case s.empty():
-			node = pod.Status.NominatedNodeName
-		default:
-			node = pl.awaitRelease(ctx, s, pod, nil)
-			waits = waits || node != ""
-		}
-		if node == "" {
-			return nil, nil
-		}
-		nominating[key] = &fwk.NominatingInfo{NominatedNodeName: node, NominatingMode: fwk.ModeOverride}
-	}
-	if !waits {
-		return nil, nil
-	}
-	metrics.PreemptionReleaseWaits.Inc()
-	klog.FromContext(ctx).V(4).Info("Pod group keeps its nominations: the devices of preempted pods are being released on its nominated nodes",
-		"podGroup", klog.KRef(info.GetNamespace(), info.GetName()), "pods", len(nominating))
-	return &fwk.PodGroupPostFilterResult{NominatingInfos: nominating},
-		fwk.NewStatus(fwk.Success, "waiting for the devices of preempted pods on the group's nominated nodes to be released")
 }
 
 // awaitRelease returns the pod's nominated node when the plugin rejected

@@ -238,20 +238,29 @@ func TestAPodGroupKeepsItsNominationsWhileTheDevicesOfItsVictimsAreReleased(t *t
 		// ("-": none); a pod without claims gets none.
 		nominated []string
 		claims    []bool
-		wait      bool
+		// tried is how many of the pods the cycle tried before it stopped
+		// (GangScheduling ends it once minCount is out of reach); 0: all.
+		tried int
+		wait  bool
 	}{
 		{"every pod nominated where the devices being released hold it: the group waits",
-			[]string{"node-1", "node-1"}, []bool{true, true}, true},
+			[]string{"node-1", "node-1"}, []bool{true, true}, 0, true},
+		{"a pod the cycle stopped before waits where the devices being released hold it",
+			[]string{"node-1", "node-1"}, []bool{true, true}, 1, true},
+		{"a pod the cycle stopped before, nominated where nothing is being released: DefaultPreemption runs",
+			[]string{"node-1", "node-2"}, []bool{true, true}, 1, false},
 		{"a pod without claims keeps its nomination beside pods that wait",
-			[]string{"node-1", "node-2"}, []bool{true, false}, true},
+			[]string{"node-1", "node-2"}, []bool{true, false}, 0, true},
 		{"a pod not nominated: DefaultPreemption runs",
-			[]string{"node-1", "-"}, []bool{true, true}, false},
+			[]string{"node-1", "-"}, []bool{true, true}, 0, false},
 		{"a pod nominated where nothing is being released: DefaultPreemption runs",
-			[]string{"node-1", "node-2"}, []bool{true, true}, false},
+			[]string{"node-1", "node-2"}, []bool{true, true}, 0, false},
 		{"more pods than devices being released: DefaultPreemption runs",
-			[]string{"node-1", "node-1", "node-1"}, []bool{true, true, true}, false},
+			[]string{"node-1", "node-1", "node-1"}, []bool{true, true, true}, 0, false},
+		{"more pods than devices being released, one of them not tried: DefaultPreemption runs",
+			[]string{"node-1", "node-1", "node-1"}, []bool{true, true, true}, 2, false},
 		{"no pod with claims: nothing to wait for",
-			[]string{"node-1"}, []bool{false}, false},
+			[]string{"node-1"}, []bool{false}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			group := framework.NewCycleState()
@@ -269,13 +278,16 @@ func TestAPodGroupKeepsItsNominationsWhileTheDevicesOfItsVictimsAreReleased(t *t
 					pod.Status.NominatedNodeName = node
 					h.nominated.AddNominatedPod(klog.Background(), podInfo(t, pod), nil)
 				}
+				pods = append(pods, pod)
+				if tc.tried > 0 && i >= tc.tried {
+					continue
+				}
 				// The group's plan may turn the pod down in PreFilter
 				// already, as in the scheduler.
 				c, st := h.filterInGroup(pl, pod, group)
 				if st.IsError() || tc.claims[i] && len(c.feasible) != 0 {
 					t.Fatalf("pod %s fits on %v (PreFilter %v), want no node", name, c.feasible, st)
 				}
-				pods = append(pods, pod)
 			}
 			t.Cleanup(func() { h.nominated.byNode = nil })
 			info := &podGroupInfo{group: trainGroup(), kind: fwk.PodGroupKeyType, pods: pods}
