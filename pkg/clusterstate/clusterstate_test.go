@@ -165,3 +165,68 @@ func TestGetReadsAClaimThePodsStatusNamesAsItWasRead(t *testing.T) {
 		t.Errorf("claims read %v, want the one the pod's status names", objs.Claims)
 	}
 }
+
+func TestWorkloadsAreReadAsTheirPodTemplates(t *testing.T) {
+	const workloads = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: team}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: main, image: web}]
+      nodeSelecter: {typo: here}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: once, namespace: team}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: job}]
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: train, namespace: team}
+spec:
+  network: {enableDNSHostnames: true}
+  replicatedJobs:
+  - name: workers
+    template:
+      spec:
+        template:
+          spec:
+            containers: [{name: main, image: worker}]
+`
+	objs := &clusterstate.Objects{}
+	if err := objs.Add("workloads.yaml", strings.NewReader(workloads)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range objs.Workloads {
+		got = append(got, w.String()+": "+w.Template.Spec.Containers[0].Image)
+	}
+	want := []string{"Deployment team/web: web", "Job team/once: job", "JobSet team/train (replicated job workers): worker"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("workloads %q, want %q", got, want)
+	}
+	// The Kubernetes kinds are read strictly, the JobSet's own fields are
+	// not this package's to know.
+	if len(objs.Notes) != 1 || !strings.Contains(objs.Notes[0], "nodeSelecter") {
+		t.Errorf("notes %q, want one on the Deployment's misspelt field", objs.Notes)
+	}
+
+	cluster := &clusterstate.Objects{Kinds: clusterstate.ClusterKinds}
+	if err := cluster.Add("dump.yaml", strings.NewReader(workloads)); err != nil {
+		t.Fatal(err)
+	}
+	if len(cluster.Workloads) != 0 || len(cluster.Notes) != 3 {
+		t.Errorf("a cluster dump read %d workloads and notes %q, want none, one note each", len(cluster.Workloads), cluster.Notes)
+	}
+	old := strings.Replace(workloads, "jobset.x-k8s.io/v1alpha2", "jobset.x-k8s.io/v1alpha1", 1)
+	if err := (&clusterstate.Objects{}).Add("old.yaml", strings.NewReader(old)); err == nil || !strings.Contains(err.Error(), "only jobset.x-k8s.io/v1alpha2 is supported") {
+		t.Errorf("a JobSet of another version: error %v, want one naming the version read", err)
+	}
+}

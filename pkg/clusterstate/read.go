@@ -53,6 +53,11 @@ const (
 	KindPodGroup = "PodGroup"
 )
 
+// ClusterKinds are the kinds of a cluster's state, read from dumps
+// (--from): every kind but the workloads'.
+var ClusterKinds = []string{KindNode, KindPod, KindResourceSlice, KindDeviceClass, KindResourceClaim,
+	KindResourceClaimTemplate, KindDeviceTaintRule, KindPodDisruptionBudget, KindPodGroup}
+
 // Objects are the objects read, each kind in the order it was found.
 type Objects struct {
 	// Kinds, if set, are the only kinds read; others are skipped with a
@@ -68,6 +73,9 @@ type Objects struct {
 	TaintRules []*resourceapi.DeviceTaintRule
 	PDBs       []*policyv1.PodDisruptionBudget
 	PodGroups  []*schedulingapi.PodGroup
+	// Workloads are the pod templates of Deployments, StatefulSets, Jobs
+	// and JobSets (workloads.go).
+	Workloads []Workload
 	// Notes are what the reader should know: skipped objects, ignored
 	// fields.
 	Notes []string
@@ -198,6 +206,12 @@ func apiVersionOf(kind string) (string, bool) {
 		return "policy/v1", true
 	case KindPodGroup:
 		return "scheduling.k8s.io/v1beta1", true
+	case KindDeployment, KindStatefulSet:
+		return "apps/v1", true
+	case KindJob:
+		return "batch/v1", true
+	case KindJobSet:
+		return "jobset.x-k8s.io/v1alpha2", true
 	}
 	return "", false
 }
@@ -281,6 +295,8 @@ func (objs *Objects) decode(where, id, kind string, data []byte) error {
 			return err
 		}
 		objs.PodGroups = append(objs.PodGroups, g)
+	case KindDeployment, KindStatefulSet, KindJob, KindJobSet:
+		return objs.decodeWorkload(where, id, kind, data, strict)
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (o *options) resolveNamespace() (string, error) {
 // objects reads the objects q asks for, live or from --from.
 func (o *options) objects(ctx context.Context, q clusterstate.Query) (*clusterstate.Objects, error) {
 	if !o.live() {
-		objs := &clusterstate.Objects{}
+		objs := &clusterstate.Objects{Kinds: clusterstate.ClusterKinds}
 		if err := objs.ReadFiles(o.stdin, o.from...); err != nil {
 			return nil, err
 		}

@@ -21,9 +21,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	v1 "k8s.io/api/core/v1"
 
-	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
 	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
@@ -32,6 +30,7 @@ import (
 type fitFlags struct {
 	schedulerFlags
 	file                string
+	replicatedJob       string
 	count, limit        int
 	examples            int
 	ignoreNodeResources bool
@@ -40,7 +39,8 @@ type fitFlags struct {
 func (s *fitFlags) register(cmd *cobra.Command) {
 	s.schedulerFlags.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&s.file, "filename", "f", "", "a file with the Pod to count copies of, and the ResourceClaimTemplates and ResourceClaims it needs that the cluster lacks; - is standard input")
+	f.StringVarP(&s.file, "filename", "f", "", "a file with the Pod to count copies of (or a Deployment, StatefulSet, Job or JobSet whose pods to count), and the ResourceClaimTemplates and ResourceClaims it needs that the cluster lacks; - is standard input")
+	f.StringVar(&s.replicatedJob, "replicated-job", "", "with -f, the replicated job of the file's JobSet whose pods to count")
 	f.IntVar(&s.count, "count", 1, "how many copies must fit for exit code 0")
 	f.IntVar(&s.limit, "limit", 0, "stop counting once this many fit; 0: count them all")
 	f.IntVar(&s.examples, "examples", 3, "how many nodes of each reason the next copy does not fit to show with their devices")
@@ -54,7 +54,7 @@ var errTooFew = &exitError{code: 1}
 func newFitCommand(o *options) *cobra.Command {
 	s := &fitFlags{}
 	fit := &cobra.Command{
-		Use:   "fit (pod NAME | -f FILE)",
+		Use:   "fit (pod NAME | -f FILE [--replicated-job NAME])",
 		Short: "How many more of a pod fit now, on which nodes with which devices, and what stops the next one",
 		Long: `fit places copies of a pod into a simulation of the cluster, one after another,
 with dra-scheduler's own allocator, device selection policy, node checks (node
@@ -62,6 +62,8 @@ name, affinity and selector, cordons, taints, allocated claims' nodes) and
 NodeResourcesFit's pods, cpu, memory, ephemeral storage and hugepages, until
 none fits; each copy gets claims of its own from the pod's templates and the
 specs of its pre-created claims (allocated claims are shared by every copy).
+The file holds a Pod, or a Deployment, StatefulSet, Job or JobSet whose pod
+template is each copy (a JobSet's replicated job named by --replicated-job).
 It says how many fit, where, and what stops the next one, node by node
 grouped by reason. The count is exact when every device is a node's own;
 otherwise, and for checks it does not simulate, it says why not.
@@ -69,7 +71,9 @@ otherwise, and for checks it does not simulate, it says why not.
 Exit code: 0 when at least --count fit, 1 when fewer, 2 on errors.`,
 		Example: `  kubectl dra fit pod trainer-0 -n ml
   kubectl dra fit -f worker.yaml --count 16 -o json
-  kubectl dra fit -f worker.yaml --from cluster.yaml`,
+  kubectl dra fit -f worker.yaml --from cluster.yaml
+  kubectl get deployment web -n ml -o yaml | kubectl dra fit -f - --count 4
+  kubectl dra fit -f jobset.yaml --replicated-job workers --count 16`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := s.run(cmd, o, args)
@@ -109,7 +113,7 @@ func (s *fitFlags) run(cmd *cobra.Command, o *options, args []string) error {
 	if err != nil {
 		return err
 	}
-	shape, objs, err := s.shape(cmd, o, ns, args)
+	shape, what, objs, err := s.shape(cmd, o, ns, args)
 	if err != nil {
 		return err
 	}
@@ -117,9 +121,9 @@ func (s *fitFlags) run(cmd *cobra.Command, o *options, args []string) error {
 	snap := simulate.NewSnapshot(simObjs, settings)
 	count, err := snap.Fork().Count(cmd.Context(), shape, simulate.CountOptions{Limit: s.limit, Examples: s.examples})
 	if err != nil {
-		return fmt.Errorf("fit pod %s/%s: %w", shape.Pod.Namespace, shape.Pod.Name, err)
+		return fmt.Errorf("fit %s: %w", what.copies(2), err)
 	}
-	report := newFitReport(shape, count, s.count, len(simObjs.Nodes), append(objs.Notes, notes...))
+	report := newFitReport(what, shape, count, s.count, len(simObjs.Nodes), append(objs.Notes, notes...))
 	if err := o.write(report, report.WriteText); err != nil {
 		return err
 	}
@@ -127,55 +131,4 @@ func (s *fitFlags) run(cmd *cobra.Command, o *options, args []string) error {
 		return errTooFew
 	}
 	return nil
-}
-
-// shape reads the pod whose copies are counted and the cluster.
-func (s *fitFlags) shape(cmd *cobra.Command, o *options, ns string, args []string) (simulate.Shape, *clusterstate.Objects, error) {
-	if s.file == "" {
-		name := args[1]
-		objs, err := o.objects(cmd.Context(), clusterstate.Query{Namespace: ns, Pod: name, BoundPods: true})
-		if err != nil {
-			return simulate.Shape{}, nil, err
-		}
-		var pod *v1.Pod
-		for _, p := range objs.Pods {
-			if p.Namespace == ns && p.Name == name {
-				pod = p
-			}
-		}
-		if pod == nil {
-			return simulate.Shape{}, nil, fmt.Errorf("pod %s/%s is not in the input (the files given to --from must include it: kubectl get pod %s -n %s -o yaml)", ns, name, name, ns)
-		}
-		// A pending pod is the first copy; a bound one is counted
-		// among the pods that hold their node already.
-		return simulate.Shape{Pod: pod, Self: pod.Spec.NodeName == ""}, objs, nil
-	}
-	file := &clusterstate.Objects{Kinds: []string{clusterstate.KindPod, clusterstate.KindResourceClaimTemplate, clusterstate.KindResourceClaim}}
-	if err := file.ReadFiles(o.stdin, s.file); err != nil {
-		return simulate.Shape{}, nil, err
-	}
-	if len(file.Pods) != 1 {
-		return simulate.Shape{}, nil, fmt.Errorf("-f %s: want exactly one Pod, found %d", s.file, len(file.Pods))
-	}
-	pod := file.Pods[0].DeepCopy()
-	if pod.Namespace == "" {
-		pod.Namespace = ns
-	}
-	pod.Spec.NodeName = "" // a copy is placed anew
-	for _, obj := range file.Templates {
-		if obj.Namespace == "" {
-			obj.Namespace = ns
-		}
-	}
-	for _, obj := range file.Claims {
-		if obj.Namespace == "" {
-			obj.Namespace = ns
-		}
-	}
-	objs, err := o.objects(cmd.Context(), clusterstate.Query{Namespace: pod.Namespace, BoundPods: true, Templates: true})
-	if err != nil {
-		return simulate.Shape{}, nil, err
-	}
-	objs.Notes = append(objs.Notes, file.Notes...)
-	return simulate.Shape{Pod: pod, Templates: file.Templates, Claims: file.Claims}, objs, nil
 }

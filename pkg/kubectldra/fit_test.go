@@ -31,6 +31,7 @@ import (
 type fitJSON struct {
 	APIVersion string `json:"apiVersion"`
 	Shape      struct {
+		Kind string `json:"kind"`
 		Name string `json:"name"`
 		Self bool   `json:"self"`
 	} `json:"shape"`
@@ -208,6 +209,139 @@ func TestTheDocumentedFitExamplesAnswerAsTheDocsSay(t *testing.T) {
 			first, _, _ := strings.Cut(text, "\n")
 			if !strings.Contains(string(docs), "\n"+first+"\n") {
 				t.Errorf("docs/troubleshooting.md does not quote the answer's first line %q", first)
+			}
+		})
+	}
+}
+
+// writeFile writes data to a file of the test and returns its path.
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// oneGPUPodSpec is a pod template's spec asking for one GPU of the dump's
+// class through oneGPUClaimTemplate.
+const oneGPUPodSpec = `spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimTemplateName: one-gpu
+  containers:
+  - name: main
+    image: registry.example.com/worker:1.0
+    resources:
+      claims:
+      - name: gpu
+`
+
+// oneGPUClaimTemplate is the template one-gpu, a document of its own.
+const oneGPUClaimTemplate = `---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: ` + driver + `
+`
+
+// indent puts prefix before every line of text.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+prefix) + "\n"
+}
+
+func TestFitCountsThePodsOfAWorkloadsPodTemplate(t *testing.T) {
+	dump := writeDump(t)
+	deployment := writeFile(t, "deployment.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: team
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+`+indent(oneGPUPodSpec, "    ")+oneGPUClaimTemplate)
+	jobSet := writeFile(t, "jobset.yaml", `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: train
+  namespace: team
+spec:
+  successPolicy: {operator: All}
+  replicatedJobs:
+  - name: driver
+    replicas: 1
+    template:
+      spec:
+        template:
+          spec:
+            containers:
+            - name: main
+              image: registry.example.com/driver:1.0
+  - name: workers
+    replicas: 4
+    template:
+      spec:
+        parallelism: 2
+        template:
+`+indent(oneGPUPodSpec, "          ")+oneGPUClaimTemplate)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		count   int
+		kind    string
+		verdict string
+	}{
+		{"a Deployment's pods fit on every untainted GPU", []string{"-f", deployment}, 3, "Deployment",
+			"3 more pods of deployment team/web fit now"},
+		{"a JobSet's replicated job named by --replicated-job", []string{"-f", jobSet, "--replicated-job", "workers"}, 3, "JobSet",
+			"3 more pods of jobset team/train (replicated job workers) fit now"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(t, append(append([]string{"fit"}, tc.args...), "--from", dump, "-o", "json")...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			var r fitJSON
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("output is not a report: %v\n%s", err, out)
+			}
+			if r.Count != tc.count || r.Shape.Kind != tc.kind {
+				t.Errorf("count %d of a %s, want %d of a %s\n%s", r.Count, r.Shape.Kind, tc.count, tc.kind, out)
+			}
+			text, _ := run(t, append(append([]string{"fit"}, tc.args...), "--from", dump)...)
+			if !strings.HasPrefix(text, tc.verdict) {
+				t.Errorf("text output starts %q, want %q", text, tc.verdict)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a JobSet of two replicated jobs without --replicated-job", []string{"-f", jobSet},
+			"want one Pod or workload, found 0 pods and JobSet team/train (replicated job driver), JobSet team/train (replicated job workers)"},
+		{"a replicated job the JobSet lacks", []string{"-f", jobSet, "--replicated-job", "nope"}, `no JobSet has a replicated job "nope"`},
+		{"a file with neither a pod nor a workload", []string{"-f", writeFile(t, "empty.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")},
+			"no Pod, Deployment, StatefulSet, Job or JobSet in it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(t, append(append([]string{"fit"}, tc.args...), "--from", dump)...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || kubectldra.ExitCode(err) != 2 {
+				t.Errorf("error %v (exit code %d), want one containing %q, exit code 2", err, kubectldra.ExitCode(err), tc.want)
 			}
 		})
 	}

@@ -27,8 +27,8 @@ import (
 // fitAPIVersion names the schema of fit's -o json.
 const fitAPIVersion = "dra-scheduler.io/fit/v1alpha1"
 
-// fitReport is fit's answer, as -o json prints it (documented in
-// docs/kubectl-dra.md).
+// fitReport is fit's answer, as -o json prints it: its fields are the
+// schema docs/troubleshooting.md points to.
 type fitReport struct {
 	APIVersion string   `json:"apiVersion"`
 	Shape      fitShape `json:"shape"`
@@ -50,9 +50,13 @@ type fitReport struct {
 }
 
 type fitShape struct {
+	// Kind is Pod, or the workload whose pod template is the shape
+	// (Deployment, StatefulSet, Job, JobSet).
 	Kind string `json:"kind"`
 	Name string `json:"name"`
-	Unit string `json:"unit"`
+	// ReplicatedJob names the JobSet's replicated job.
+	ReplicatedJob string `json:"replicatedJob,omitempty"`
+	Unit          string `json:"unit"`
 	// Self says that the pod is pending and is the first copy.
 	Self bool `json:"self"`
 }
@@ -107,10 +111,13 @@ type fitRequestCount struct {
 // notSimulated is the note every fit report carries.
 const notSimulated = "pods pending ahead of these copies, allocations the scheduler holds in memory and preemption are not counted"
 
-func newFitReport(shape simulate.Shape, c *simulate.Count, wanted, nodes int, notes []string) *fitReport {
+// newFitReport is the report of c, the count of copies of the shape
+// named by what (its Kind and Name).
+func newFitReport(what fitShape, shape simulate.Shape, c *simulate.Count, wanted, nodes int, notes []string) *fitReport {
+	what.Unit, what.Self = "pods", shape.Self
 	r := &fitReport{
 		APIVersion: fitAPIVersion,
-		Shape:      fitShape{Kind: "Pod", Name: shape.Pod.Namespace + "/" + shape.Pod.Name, Unit: "pods", Self: shape.Self},
+		Shape:      what,
 		Count:      c.Count, Wanted: wanted, Fits: c.Count >= wanted, Exact: c.Exact, Inexact: nonNil(c.Inexact), Limited: c.Limited,
 		Nodes: []fitNode{}, Placements: []fitPlacement{},
 		Next:  fitNext{Problems: nonNil(c.Next.Problems), Groups: []fitReasonGroup{}},
@@ -157,9 +164,9 @@ func nonNil(s []string) []string {
 // WriteText prints the report for people.
 func (r *fitReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	verdict := fmt.Sprintf("%d more %s pod %s fit now", r.Count, plural(r.Count, "copy of", "copies of"), r.Shape.Name)
+	verdict := fmt.Sprintf("%d more %s fit now", r.Count, r.Shape.copies(r.Count))
 	if r.Limited {
-		verdict = fmt.Sprintf("at least %d more %s pod %s fit now (counted to --limit)", r.Count, plural(r.Count, "copy of", "copies of"), r.Shape.Name)
+		verdict = fmt.Sprintf("at least %d more %s fit now (counted to --limit)", r.Count, r.Shape.copies(r.Count))
 	}
 	fmt.Fprintf(&b, "%s; wanted %d: %s\n", verdict, r.Wanted, map[bool]string{true: "enough", false: "too few"}[r.Fits])
 	if r.Exact {
@@ -201,4 +208,17 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// copies names n copies of the shape: "copies of pod ml/train", "pods of
+// deployment ml/web", "pods of jobset ml/train (replicated job workers)".
+func (s fitShape) copies(n int) string {
+	if s.Kind == "Pod" {
+		return plural(n, "copy of", "copies of") + " pod " + s.Name
+	}
+	out := plural(n, "pod", "pods") + " of " + strings.ToLower(s.Kind) + " " + s.Name
+	if s.ReplicatedJob != "" {
+		out += " (replicated job " + s.ReplicatedJob + ")"
+	}
+	return out
 }
