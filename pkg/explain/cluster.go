@@ -27,6 +27,7 @@ import (
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 	"github.com/dra-scheduler/dra-scheduler/pkg/simulate"
 )
 
@@ -57,6 +58,9 @@ type Settings struct {
 	// PreemptionDisabled is the plugin's "preemption: Disabled": a pod
 	// that fits nowhere is not asked about evictions.
 	PreemptionDisabled bool
+	// NodeChecks are the scheduler's feature gates of the node checks
+	// (tolerations that compare taint values).
+	NodeChecks nodecheck.Features
 }
 
 // Cluster is the cluster state the scheduler would see, ready to be asked
@@ -85,6 +89,7 @@ func NewCluster(objs *clusterstate.Objects, settings Settings) *Cluster {
 	c.snap = simulate.NewSnapshot(simObjs, simulate.Settings{
 		Features: settings.Features, Policy: settings.Policy, Scoring: settings.Scoring,
 		PodGroupClaims: settings.PodGroupClaims, NodeAllocatable: settings.NodeAllocatable,
+		NodeChecks: settings.NodeChecks,
 		// explain checks devices and the node checks, not node resources.
 		IgnoreNodeResources: true,
 	})

@@ -26,7 +26,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
-	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 	"github.com/dra-scheduler/dra-scheduler/pkg/podshape"
 )
 
@@ -90,7 +89,7 @@ func (c *Cluster) gang(ctx context.Context, pod *v1.Pod, q question) (*Gang, err
 				continue
 			}
 			var err error
-			if nc, err = podshape.NodeCheck(p, resolved, nodecheck.Features{}); err != nil {
+			if nc, err = podshape.NodeCheck(p, resolved, c.settings.NodeChecks); err != nil {
 				return nil, err
 			}
 			claims = nil

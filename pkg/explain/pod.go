@@ -168,7 +168,7 @@ func (c *Cluster) Pod(ctx context.Context, pod *v1.Pod) (*PodReport, error) {
 		r.Verdict = "the scheduler cannot try any node: " + r.Problems[0]
 		return r, nil
 	}
-	nc, err := podshape.NodeCheck(pod, r.Claims, nodecheck.Features{})
+	nc, err := podshape.NodeCheck(pod, r.Claims, c.settings.NodeChecks)
 	if err != nil {
 		return nil, err
 	}

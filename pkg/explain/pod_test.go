@@ -31,6 +31,7 @@ import (
 	"github.com/dra-scheduler/dra-scheduler/pkg/allocator"
 	"github.com/dra-scheduler/dra-scheduler/pkg/clusterstate"
 	"github.com/dra-scheduler/dra-scheduler/pkg/explain"
+	"github.com/dra-scheduler/dra-scheduler/pkg/nodecheck"
 	"github.com/dra-scheduler/dra-scheduler/test/objects"
 )
 
@@ -222,5 +223,36 @@ func TestAPodAskingForADeviceClassesExtendedResourceIsToldItIsNotExplained(t *te
 	plain := explainPod(t, fiveNodes(), objects.MakePod("plain", ns).ClaimFromTemplate("gpu", "two-gpus").ExtendedResource("example.com/gpu", 1).Obj())
 	if slices.ContainsFunc(plain.Notes, func(n string) bool { return strings.Contains(n, "extended resources") }) {
 		t.Errorf("notes %q: no class provides example.com/gpu there, so no note", plain.Notes)
+	}
+}
+
+func TestATolerationThatComparesTaintValuesCountsOnlyWithItsGate(t *testing.T) {
+	objs := fiveNodes()
+	for _, n := range objs.Nodes {
+		if n.Name == "node-2" {
+			n.Spec.Taints = []v1.Taint{{Key: "gpu-generation", Value: "7", Effect: v1.TaintEffectNoSchedule}}
+		}
+	}
+	pod := objects.MakePod("trainer", ns).ClaimFromTemplate("gpu", "two-gpus").Obj()
+	pod.Spec.Tolerations = []v1.Toleration{{Key: "gpu-generation", Operator: v1.TolerationOpGt, Value: "5", Effect: v1.TaintEffectNoSchedule}}
+	objs.Pods = append(objs.Pods, pod)
+	for _, tc := range []struct {
+		name string
+		on   bool
+		fits []string
+	}{
+		{"with TaintTolerationComparisonOperators on, Gt 5 tolerates the taint 7", true, []string{"node-2"}},
+		{"with it off, as the scheduler, the toleration tolerates nothing", false, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := explain.NewCluster(objs, explain.Settings{Features: features, Policy: allocator.FirstFit, NodeChecks: nodecheck.Features{TolerationComparisonOperators: tc.on}})
+			r, err := c.Pod(t.Context(), pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Now.FitNodes, tc.fits) {
+				t.Errorf("fits now on %v, want %v", r.Now.FitNodes, tc.fits)
+			}
+		})
 	}
 }

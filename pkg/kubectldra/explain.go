@@ -112,6 +112,7 @@ func (s *explainFlags) settings(gates featuregate.MutableFeatureGate) (explain.S
 		Policy:          sched.Policy,
 		Scoring:         sched.Scoring,
 		Candidates:      s.candidates,
+		NodeChecks:      sched.NodeChecks,
 
 		PreemptionDisabled: s.preemption == "Disabled",
 	}, nil
