@@ -443,32 +443,30 @@ func (e *env) devicesOf(pod string) []string {
 // evicted lists the pods of names that are gone or terminating.
 func (e *env) evicted(names []string) []string {
 	e.t.Helper()
-	var out []string
-	for _, name := range names {
-		pod, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			out = append(out, name)
-		case err != nil:
-			e.t.Fatalf("get pod %s: %v", name, err)
-		case pod.DeletionTimestamp != nil:
-			out = append(out, name)
-		}
-	}
-	return out
+	return e.podsWhere(names, func(pod *v1.Pod) bool { return pod == nil || pod.DeletionTimestamp != nil })
 }
 
 // gone lists the pods of names that no longer exist.
 func (e *env) gone(names []string) []string {
 	e.t.Helper()
+	return e.podsWhere(names, func(pod *v1.Pod) bool { return pod == nil })
+}
+
+// podsWhere lists the pods of names for which is holds; it is given nil
+// for a pod that does not exist.
+func (e *env) podsWhere(names []string, is func(*v1.Pod) bool) []string {
+	e.t.Helper()
 	var out []string
 	for _, name := range names {
-		_, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+		pod, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			out = append(out, name)
+			pod = nil
 		case err != nil:
 			e.t.Fatalf("get pod %s: %v", name, err)
+		}
+		if is(pod) {
+			out = append(out, name)
 		}
 	}
 	return out
