@@ -213,7 +213,8 @@ limitations under the License.
 //     other nodes find no room and PostFilter keeps the nomination, in
 //     either PostFilter order (docs/design/preemption.md). A pod group
 //     keeps its pods' nominations likewise (releasinggroup.go), judging
-//     the pods its cycle stopped before by a probe of their claims; where
+//     the pods its cycle stopped before by a probe of their claims, and
+//     only while claims are being released on a nominated node; where
 //     DefaultPreemption's PodGroupPostFilter runs first, its re-run of such
 //     a group is turned down in each pod's PreFilter and in
 //     GeneratePlacements (gangPreemptionEntry.awaiting), so nothing is

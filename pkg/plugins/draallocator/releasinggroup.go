@@ -86,16 +86,18 @@ func (pl *DRAAllocator) groupAwaitsRelease(ctx context.Context, group types.Name
 }
 
 // groupNominations returns the nominations the unscheduled pods of a group
-// keep while they wait for released devices: every pod with claims waits
-// on its nominated node (awaitRelease, over its state in tried, else a
-// probe) and every other pod is nominated. nil when some pod does not,
-// or no pod waits.
+// keep while they wait for released devices: every pod with claims would
+// fit on its nominated node once the claims being released there are
+// (awaitRelease, over its state in tried, else a probe), every other pod
+// is nominated, and claims are being released on the node of at least
+// one of them. nil otherwise.
 func (pl *DRAAllocator) groupNominations(ctx context.Context, tried map[types.NamespacedName]*stateData, unscheduled []*v1.Pod) map[types.NamespacedName]*fwk.NominatingInfo {
 	if len(unscheduled) == 0 {
 		return nil
 	}
 	nominating := make(map[types.NamespacedName]*fwk.NominatingInfo, len(unscheduled))
 	waits := false
+	releasing := map[string]bool{} // by node, asked once per node
 	for _, pod := range unscheduled {
 		key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
 		s := tried[key]
@@ -110,7 +112,12 @@ func (pl *DRAAllocator) groupNominations(ctx context.Context, tried map[types.Na
 			node = pod.Status.NominatedNodeName
 		default:
 			node = pl.awaitRelease(ctx, s, pod, nil)
-			waits = waits || node != ""
+			if node != "" {
+				if _, asked := releasing[node]; !asked {
+					releasing[node] = pl.releasingOn(node)
+				}
+				waits = waits || releasing[node]
+			}
 		}
 		if node == "" {
 			return nil
@@ -121,6 +128,21 @@ func (pl *DRAAllocator) groupNominations(ctx context.Context, tried map[types.Na
 		return nil
 	}
 	return nominating
+}
+
+// releasingOn reports whether claims are being released on the node. A
+// group waits only for those: awaitRelease, asked without Filter's
+// statuses, also says "waits" where the pod's devices fit now, and a pod
+// that failed on its nominated node for another reason (cpu, say) would
+// then keep its group's nominations for ever. false where the claims
+// cannot be read: DefaultPreemption then runs.
+func (pl *DRAAllocator) releasingOn(name string) bool {
+	nodeInfo, err := pl.handle.SnapshotSharedLister().NodeInfos().Get(name)
+	if err != nil || nodeInfo.Node() == nil {
+		return false
+	}
+	release, err := pl.beingReleased(nodeInfo.Node())
+	return err == nil && len(release) > 0
 }
 
 // releaseProbe returns the state awaitRelease needs for a pod of a group
