@@ -144,27 +144,32 @@ func (pl *DRAAllocator) gangPreemptionOf(ctx context.Context, gcs fwk.PodGroupCy
 // of a group that waits for released devices, finds no room; "" for any
 // other cycle, or before gangPreemptionOf asked.
 func awaitingInRerun(gcs fwk.PodGroupCycleState) string {
+	if e := gangPreemptionEntryOf(gcs); e != nil {
+		return e.awaiting
+	}
+	return ""
+}
+
+// gangPreemptionEntryOf returns the entry gangPreemptionOf wrote in the
+// pod-group cycle state gcs, nil if none.
+func gangPreemptionEntryOf(gcs fwk.PodGroupCycleState) *gangPreemptionEntry {
 	if gcs == nil {
-		return ""
+		return nil
 	}
 	e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey))
 	if err != nil {
-		return ""
+		return nil
 	}
-	return e.awaiting
+	return e
 }
 
 // foundGangPreemption returns the preemption gangPreemptionOf found for
 // the pod-group cycle gcs, nil if none or not asked yet.
 func foundGangPreemption(gcs fwk.PodGroupCycleState) *gangPreemption {
-	if gcs == nil {
-		return nil
+	if e := gangPreemptionEntryOf(gcs); e != nil {
+		return e.g
 	}
-	e, err := stateAs[*gangPreemptionEntry](gcs.Read(gangPreemptionKey))
-	if err != nil {
-		return nil
-	}
-	return e.g
+	return nil
 }
 
 // groupAllocator is syncedAllocator for the placements of the pod-group

@@ -102,6 +102,10 @@ func (pl *DRAAllocator) groupNominations(ctx context.Context, tried map[types.Na
 		key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
 		s := tried[key]
 		if s == nil {
+			if pl.nominatedNode(pod) == "" {
+				// Not nominated: it waits for nothing, probed or not.
+				return nil
+			}
 			s = pl.releaseProbe(ctx, pod)
 		}
 		node := ""
